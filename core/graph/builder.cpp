@@ -1,0 +1,133 @@
+#include "graph/builder.h"
+
+#include <algorithm>
+#include <span>
+
+#include <zen/plugin.hpp>
+
+namespace zen::graph {
+
+TensorId Builder::weight(std::string_view name) {
+  TensorId known = graph_.find(name);
+  if (known != kNoTensor) {
+    if (!(graph_.tensor(known).flags & ZEN_TENSOR_WEIGHT))
+      throw Error(ZEN_ERR_INVALID_ARG, "weight '" + std::string(name) +
+                                           "': the name is taken by a non-weight tensor");
+    return known;
+  }
+  if (!resolver_)
+    throw Error(ZEN_ERR_NOT_FOUND,
+                "weight '" + std::string(name) + "': no model is bound to this builder");
+  std::optional<WeightInfo> w = resolver_(name);
+  if (!w) throw Error(ZEN_ERR_NOT_FOUND, "weight '" + std::string(name) + "' is not in the model");
+  int n = ZEN_MAX_DIMS;
+  while (n > 1 && w->ne[n - 1] == 1) --n;
+  return graph_.weight(std::string(name), w->type, std::span(w->ne.data(), n), w->where);
+}
+
+namespace {
+
+// Runs f on the builder, turning exceptions into `fallback` plus last_error.
+template <class R, class F>
+R call(zen_graph_builder* b, R fallback, F&& f) noexcept {
+  if (!b) return fallback;
+  Builder& builder = Builder::from(b);
+  R result = fallback;
+  zen_status st = guarded(builder.last_error, [&] { result = f(builder); });
+  if (st == ZEN_OK) builder.last_error.clear();
+  return result;
+}
+
+// A negative handle means an earlier call failed: say so instead of "bad handle".
+void check_handle(Builder& b, zen_t t, const std::string& what) {
+  if (t < 0)
+    throw Error(ZEN_ERR_INVALID_ARG,
+                what + " is an error handle (" + std::to_string(t) + ")" +
+                    (b.last_error.empty() ? "" : " from: " + b.last_error));
+  b.graph().check_id(t, what);
+}
+
+zen_t api_input(zen_graph_builder* b, const char* name, uint32_t type, uint32_t n_dims,
+                const int64_t* ne) {
+  return call(b, zen_t{-1}, [&](Builder& x) {
+    if (!name || (!ne && n_dims)) throw Error(ZEN_ERR_INVALID_ARG, "input: NULL name or shape");
+    if (!known_type(type))
+      throw Error(ZEN_ERR_INVALID_ARG, "input '" + std::string(name) + "': unknown type " +
+                                           std::to_string(type));
+    return x.graph().input(name, static_cast<zen_type>(type), std::span(ne, n_dims));
+  });
+}
+
+zen_t api_weight(zen_graph_builder* b, const char* name) {
+  return call(b, zen_t{-1}, [&](Builder& x) {
+    if (!name) throw Error(ZEN_ERR_INVALID_ARG, "weight: NULL name");
+    return x.weight(name);
+  });
+}
+
+zen_t api_op(zen_graph_builder* b, uint32_t op, const zen_t* srcs, uint32_t n_srcs,
+             const int32_t* params, uint32_t n_params) {
+  return call(b, zen_t{-1}, [&](Builder& x) {
+    std::string label = op_label(op);
+    if ((!srcs && n_srcs) || (!params && n_params))
+      throw Error(ZEN_ERR_INVALID_ARG, label + ": NULL sources or params");
+    if (n_srcs > ZEN_MAX_SRC) throw Error(ZEN_ERR_INVALID_ARG, label + ": at most 6 sources");
+    for (uint32_t i = 0; i < n_srcs; ++i) check_handle(x, srcs[i], label + ": src" + std::to_string(i));
+    return x.graph().op(static_cast<zen_op>(op), std::span(srcs, n_srcs),
+                        std::span(params, n_params));
+  });
+}
+
+zen_t api_view(zen_graph_builder* b, zen_t src, uint32_t n_dims, const int64_t* ne,
+               const uint64_t* nb, uint64_t offset) {
+  return call(b, zen_t{-1}, [&](Builder& x) {
+    if (!ne && n_dims) throw Error(ZEN_ERR_INVALID_ARG, "view: NULL shape");
+    check_handle(x, src, "view: src");
+    return x.graph().view(src, std::span(ne, n_dims),
+                          nb ? std::span(nb, n_dims) : std::span<const uint64_t>{}, offset);
+  });
+}
+
+zen_status api_output(zen_graph_builder* b, zen_t t, const char* name) {
+  zen_status st = ZEN_ERR_INVALID_ARG;
+  call(b, 0, [&](Builder& x) {
+    if (!name) throw Error(ZEN_ERR_INVALID_ARG, "output: NULL name");
+    check_handle(x, t, "output");
+    x.graph().output(t, name);
+    st = ZEN_OK;
+    return 0;
+  });
+  return b ? st : ZEN_ERR_INVALID_ARG;
+}
+
+int api_shape(zen_graph_builder* b, zen_t t, int64_t* ne, uint32_t* type) {
+  return call(b, 0, [&](Builder& x) {
+    check_handle(x, t, "shape");
+    const Tensor& v = x.graph().tensor(t);
+    if (ne) std::copy(v.ne.begin(), v.ne.end(), ne);
+    if (type) *type = v.type;
+    return 1;
+  });
+}
+
+int api_strides(zen_graph_builder* b, zen_t t, uint64_t* nb) {
+  return call(b, 0, [&](Builder& x) {
+    check_handle(x, t, "strides");
+    const Tensor& v = x.graph().tensor(t);
+    if (nb) std::copy(v.nb.begin(), v.nb.end(), nb);
+    return 1;
+  });
+}
+
+const char* api_last_error(zen_graph_builder* b) {
+  return b ? Builder::from(b).last_error.c_str() : "no builder";
+}
+
+constexpr zen_graph_api kApi = {ZEN_HDR_INIT(zen_graph_api), api_input, api_weight, api_op,
+                                api_view, api_output, api_shape, api_last_error, api_strides};
+
+}  // namespace
+
+const zen_graph_api* graph_api() { return &kApi; }
+
+}  // namespace zen::graph

@@ -1,0 +1,50 @@
+// The host's graph builder as plugins see it: the C zen_graph_api table ("graph" in
+// zen_host_api.get_api), where a zen_graph_builder* is a Builder*. Errors never cross the
+// boundary as exceptions: a failing call returns a negative handle or a status, and
+// last_error() says why in one line.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <zen/graph.h>
+
+#include "graph/ir.h"
+
+namespace zen::graph {
+
+// What the host knows about a model weight: its layout and where its bytes are.
+struct WeightInfo {
+  zen_type type = ZEN_TYPE_F32;
+  Dims ne{1, 1, 1, 1};
+  Placement where;
+};
+
+// Looks a weight up by name; nullopt when the model has no such tensor.
+using WeightResolver = std::function<std::optional<WeightInfo>(std::string_view name)>;
+
+class Builder {
+ public:
+  explicit Builder(Graph& graph, WeightResolver resolver = {})
+      : graph_(graph), resolver_(std::move(resolver)) {}
+
+  zen_graph_builder* handle() { return reinterpret_cast<zen_graph_builder*>(this); }
+  static Builder& from(zen_graph_builder* b) { return *reinterpret_cast<Builder*>(b); }
+
+  Graph& graph() { return graph_; }
+  // weight() by name: the same handle for the same name, resolved once.
+  TensorId weight(std::string_view name);
+
+  std::string last_error;
+
+ private:
+  Graph& graph_;
+  WeightResolver resolver_;
+};
+
+// The table handed to plugins; valid for the process lifetime.
+const zen_graph_api* graph_api();
+
+}  // namespace zen::graph

@@ -1,0 +1,21 @@
+// zen-engine subcommands. Each parses its own options from `args` (everything after the
+// subcommand name) and returns the process exit code.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zen::cli {
+
+struct GlobalOptions {
+  std::optional<std::string> config_path;  // --config
+};
+
+using Args = std::vector<std::string>;
+
+int cmd_plugins(const Args& args, const GlobalOptions& global);
+int cmd_probe(const Args& args, const GlobalOptions& global);
+int cmd_inspect(const Args& args, const GlobalOptions& global);
+
+}  // namespace zen::cli

@@ -1,0 +1,181 @@
+#include "config.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace zen::host {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& source, const std::string& key, const std::string& why) {
+  throw ConfigError((source.empty() ? "config" : source) + ": '" + key + "' " + why);
+}
+
+std::string type_name(const json& v) { return v.type_name(); }
+
+std::string get_string(const json& v, const std::string& src, const std::string& key) {
+  if (!v.is_string()) fail(src, key, "must be a string, got " + type_name(v) + " " + v.dump());
+  return v.get<std::string>();
+}
+
+std::vector<std::string> get_string_list(const json& v, const std::string& src,
+                                         const std::string& key) {
+  if (!v.is_array()) fail(src, key, "must be an array of strings, got " + type_name(v));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out.push_back(get_string(v[i], src, key + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+unsigned get_count(const json& v, const std::string& src, const std::string& key, unsigned max) {
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > max)
+    fail(src, key, "must be an integer from 0 to " + std::to_string(max) + ", got " + v.dump());
+  return v.get<unsigned>();
+}
+
+// Check that an object has only known keys; name the first unknown one and list the known.
+void only_keys(const json& obj, const std::string& src, const std::string& prefix,
+               std::initializer_list<const char*> known) {
+  if (!obj.is_object())
+    fail(src, prefix, "must be an object, got " + type_name(obj) + " " + obj.dump());
+  for (const auto& [k, v] : obj.items()) {
+    bool ok = false;
+    for (const char* name : known) ok = ok || k == name;
+    if (ok) continue;
+    std::string list;
+    for (const char* name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+    fail(src, prefix.empty() ? k : prefix + "." + k, "is not a known key (known: " + list + ")");
+  }
+}
+
+void apply_plugins(Config& c, const json& v, const std::string& src) {
+  only_keys(v, src, "plugins", {"paths"});
+  if (v.contains("paths")) c.plugin_paths = get_string_list(v["paths"], src, "plugins.paths");
+}
+
+void apply_devices(Config& c, const json& v, const std::string& src) {
+  static const std::regex kDeviceId("[a-z][a-z0-9_-]*(:[0-9]+)?");
+  c.devices = get_string_list(v, src, "devices");
+  for (size_t i = 0; i < c.devices.size(); ++i)
+    if (!std::regex_match(c.devices[i], kDeviceId))
+      fail(src, "devices[" + std::to_string(i) + "]",
+           "must look like 'name' or 'name:index' (e.g. \"vulkan:0\", \"cpu\"), got \"" +
+               c.devices[i] + "\"");
+}
+
+void apply_cpu(Config& c, const json& v, const std::string& src) {
+  only_keys(v, src, "cpu", {"variant", "threads", "pinning"});
+  if (v.contains("variant")) c.cpu_variant = get_string(v["variant"], src, "cpu.variant");
+  if (v.contains("threads")) c.cpu_threads = get_count(v["threads"], src, "cpu.threads", 4096);
+  if (v.contains("pinning")) {
+    std::string p = get_string(v["pinning"], src, "cpu.pinning");
+    if (p == "none") c.cpu_pinning = Pinning::none;
+    else if (p == "cores") c.cpu_pinning = Pinning::cores;
+    else fail(src, "cpu.pinning", "must be \"cores\" or \"none\", got \"" + p + "\"");
+  }
+}
+
+void apply_log(Config& c, const json& v, const std::string& src) {
+  only_keys(v, src, "log", {"level"});
+  if (v.contains("level")) {
+    c.log_level = get_string(v["level"], src, "log.level");
+    if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" &&
+        c.log_level != "error")
+      fail(src, "log.level", "must be one of debug, info, warn, error, got \"" + c.log_level + "\"");
+  }
+}
+
+// Plugin-private sections ("device": {"vulkan": {...}}) are objects of objects; their contents
+// are validated by the plugin that reads them through config_get.
+void check_plugin_sections(const json& v, const std::string& src, const std::string& key) {
+  if (!v.is_object()) fail(src, key, "must be an object keyed by plugin name");
+  for (const auto& [name, section] : v.items())
+    if (!section.is_object()) fail(src, key + "." + name, "must be an object");
+}
+
+}  // namespace
+
+Config parse_config(const std::string& text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError((source.empty() ? "config" : source) + ": not valid JSON: " + e.what());
+  }
+  Config c;
+  c.source = source;
+  using Apply = std::function<void(Config&, const json&, const std::string&)>;
+  static const std::map<std::string, Apply> kSections = {
+      {"plugins", apply_plugins},
+      {"devices", apply_devices},
+      {"cpu", apply_cpu},
+      {"log", apply_log},
+      {"device", [](Config&, const json& v, const std::string& s) {
+         check_plugin_sections(v, s, "device");
+       }}};
+  if (!doc.is_object())
+    fail(source, "(top level)", "must be a JSON object, got " + type_name(doc));
+  for (const auto& [key, value] : doc.items()) {
+    auto it = kSections.find(key);
+    if (it == kSections.end()) {
+      std::string list;
+      for (const auto& [name, _] : kSections) list += (list.empty() ? "" : ", ") + name;
+      fail(source, key, "is not a known key (known: " + list + ")");
+    }
+    it->second(c, value, source);
+  }
+  c.raw = std::move(doc);
+  return c;
+}
+
+std::optional<std::string> Config::lookup(const std::string& dotted_key) const {
+  const json* node = &raw;
+  std::stringstream parts(dotted_key);
+  std::string part;
+  while (std::getline(parts, part, '.')) {
+    if (!node->is_object() || !node->contains(part)) return std::nullopt;
+    node = &(*node)[part];
+  }
+  return node->is_string() ? node->get<std::string>() : node->dump();
+}
+
+std::string user_config_path() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  std::filesystem::path base = xdg && *xdg ? xdg : (home && *home ? std::string(home) + "/.config" : "");
+  return base.empty() ? "" : (base / "zen-engine" / "config.json").string();
+}
+
+Config load_config(const std::optional<std::string>& explicit_path) {
+  std::string path;
+  bool must_exist = true;
+  if (explicit_path) {
+    path = *explicit_path;
+  } else if (const char* env = std::getenv("ZEN_CONFIG"); env && *env) {
+    path = env;
+  } else {
+    path = user_config_path();
+    must_exist = false;
+  }
+  Config c;
+  if (!path.empty() && (must_exist || std::filesystem::exists(path))) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(path + ": cannot open config file");
+    std::stringstream text;
+    text << in.rdbuf();
+    c = parse_config(text.str(), path);
+  }
+  if (const char* v = std::getenv("ZEN_CPU_VARIANT"); v && *v) {
+    c.cpu_variant = v;
+    c.raw["cpu"]["variant"] = v;
+  }
+  return c;
+}
+
+}  // namespace zen::host

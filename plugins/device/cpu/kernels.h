@@ -1,0 +1,43 @@
+// The CPU device's kernel registry, keyed by (op, dst type, src0 type, src1 type).
+//
+// A kernel computes thread ith's share (of nth) of its node. Today the device calls every
+// kernel with (0, 1); the thread pool of a later issue calls it from each worker with the
+// same arguments, so kernels split their work with share() and never allocate.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <zen/graph.h>
+
+namespace ZEN_CPU_NS {
+
+struct KernelArgs {
+  const zen_tensor* dst;
+  char* d;  // dst's first element
+  const zen_tensor* src[ZEN_MAX_SRC];
+  const char* s[ZEN_MAX_SRC];  // each source's first element (nullptr when absent)
+};
+
+using KernelFn = void (*)(const KernelArgs& a, int ith, int nth);
+
+inline constexpr uint32_t kAnyType = 0xffffffffu;  // matches every type and absent sources
+inline constexpr uint32_t kNoSrc = 0xfffffffeu;    // the source is absent
+
+struct KernelEntry {
+  uint32_t op, dst, src0, src1;
+  KernelFn fn;
+};
+
+// Each family lists its kernels in a constant table (no static initializers: the plugin is
+// loaded before anyone knows whether this CPU can run the variant's code).
+std::span<const KernelEntry> copy_kernels();    // none, view, cpy, get_rows
+std::span<const KernelEntry> matmul_kernels();
+std::span<const KernelEntry> binary_kernels();  // add, mul
+std::span<const KernelEntry> unary_kernels();   // scale, silu
+std::span<const KernelEntry> norm_kernels();    // rms_norm, softmax
+
+// The kernel for graph tensor `node`, or nullptr when there is none.
+KernelFn find_kernel(const zen_graph& g, int32_t node);
+
+}  // namespace ZEN_CPU_NS

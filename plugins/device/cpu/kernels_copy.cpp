@@ -1,0 +1,69 @@
+// Data movement: none/view (nothing to do), cpy (convert + gather into packed), get_rows.
+#include <string>
+
+#include <zen/plugin.hpp>
+
+#include "kernels.h"
+#include "tensor_access.h"
+
+namespace ZEN_CPU_NS {
+namespace {
+
+void nothing(const KernelArgs&, int, int) {}
+
+// dst and src0 have the same shape; dst is packed, src0 may be any view.
+template <class D, class S>
+void cpy(const KernelArgs& a, int ith, int nth) {
+  const zen_tensor &dst = *a.dst, &src = *a.src[0];
+  const Range r = share(rows(dst), ith, nth);
+  for (int64_t row = r.begin; row < r.end; ++row) {
+    const RowIndex i = row_index(dst, row);
+    for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0)
+      store<D>(at(a.d, dst, i0, i.i1, i.i2, i.i3), load<S>(at(a.s[0], src, i0, i.i1, i.i2, i.i3)));
+  }
+}
+
+// dst [K, N, B2, B3] F32 = rows ids[n, b2, b3] of table [K, R, B2, B3].
+template <class S>
+void get_rows(const KernelArgs& a, int ith, int nth) {
+  const zen_tensor &dst = *a.dst, &table = *a.src[0], &ids = *a.src[1];
+  const Range r = share(rows(dst), ith, nth);
+  for (int64_t row = r.begin; row < r.end; ++row) {
+    const RowIndex i = row_index(dst, row);
+    int32_t id;
+    std::memcpy(&id, at(a.s[1], ids, i.i1, i.i2, i.i3, 0), sizeof id);
+    // A bad token id must not read outside the table. (Threads will need to report this
+    // instead of throwing.)
+    if (id < 0 || id >= table.ne[1])
+      throw zen::Error(ZEN_ERR_INVALID_ARG, "get_rows: row id " + std::to_string(id) +
+                                                " is outside 0.." + std::to_string(table.ne[1] - 1));
+    for (int64_t k = 0; k < dst.ne[0]; ++k)
+      store<float>(at(a.d, dst, k, i.i1, i.i2, i.i3), load<S>(at(a.s[0], table, k, id, i.i2, i.i3)));
+  }
+}
+
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16,
+                   I32 = ZEN_TYPE_I32;
+
+constexpr KernelEntry kKernels[] = {
+    {ZEN_OP_NONE, kAnyType, kAnyType, kAnyType, nothing},
+    {ZEN_OP_VIEW, kAnyType, kAnyType, kAnyType, nothing},
+    {ZEN_OP_CPY, F32, F32, kNoSrc, cpy<float, float>},
+    {ZEN_OP_CPY, F32, F16, kNoSrc, cpy<float, f16_t>},
+    {ZEN_OP_CPY, F32, BF16, kNoSrc, cpy<float, bf16_t>},
+    {ZEN_OP_CPY, F16, F32, kNoSrc, cpy<f16_t, float>},
+    {ZEN_OP_CPY, F16, F16, kNoSrc, cpy<f16_t, f16_t>},
+    {ZEN_OP_CPY, F16, BF16, kNoSrc, cpy<f16_t, bf16_t>},
+    {ZEN_OP_CPY, BF16, F32, kNoSrc, cpy<bf16_t, float>},
+    {ZEN_OP_CPY, BF16, F16, kNoSrc, cpy<bf16_t, f16_t>},
+    {ZEN_OP_CPY, BF16, BF16, kNoSrc, cpy<bf16_t, bf16_t>},
+    {ZEN_OP_GET_ROWS, F32, F32, I32, get_rows<float>},
+    {ZEN_OP_GET_ROWS, F32, F16, I32, get_rows<f16_t>},
+    {ZEN_OP_GET_ROWS, F32, BF16, I32, get_rows<bf16_t>},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> copy_kernels() { return kKernels; }
+
+}  // namespace ZEN_CPU_NS

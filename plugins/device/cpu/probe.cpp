@@ -1,0 +1,48 @@
+// The CPU variant's probe: compiled with no ISA flags (see zen_add_cpu_variant), so it runs on
+// any CPU of the architecture and decides whether the rest of this plugin can.
+#include <zen/abi.h>
+#include <zen/plugin.hpp>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "hw/cpu_features.h"
+
+namespace {
+
+// Why a feature the variant needs cannot be used: missing in the CPU, or refused by the OS.
+std::string why_unusable(const zen::hw::CpuFeatures& cpu, zen::hw::Feature f) {
+  using zen::hw::Feature;
+  if (f == Feature::AMX_TILE || f == Feature::AMX_INT8 || f == Feature::AMX_BF16)
+    return cpu.amx_reason;
+  if (!zen::hw::cpu_has(cpu, f)) return "not reported by the CPU";
+  char xcr0[64];
+  std::snprintf(xcr0, sizeof xcr0, "the OS does not enable its register state (XCR0=0x%llx)",
+                static_cast<unsigned long long>(cpu.xcr0));
+  return xcr0;
+}
+
+}  // namespace
+
+ZEN_PLUGIN_PROBE(reason, reason_len) {
+  const zen::hw::CpuFeatures cpu = zen::hw::detect_cpu();
+  std::string_view required = ZEN_CPU_REQUIRED_FEATURES;
+  while (!required.empty()) {
+    size_t comma = required.find(',');
+    std::string_view name = required.substr(0, comma);
+    required = comma == std::string_view::npos ? std::string_view{} : required.substr(comma + 1);
+    auto feature = zen::hw::feature_by_name(name);
+    if (!feature) {
+      zen::write_reason(reason, reason_len, "unknown required feature " + std::string(name));
+      return 0;
+    }
+    if (!zen::hw::usable(cpu, *feature)) {
+      zen::write_reason(reason, reason_len,
+                        std::string(name) + " not usable: " + why_unusable(cpu, *feature));
+      return 0;
+    }
+  }
+  zen::write_reason(reason, reason_len, "usable: " ZEN_CPU_REQUIRED_FEATURES);
+  return ZEN_CPU_SCORE;
+}

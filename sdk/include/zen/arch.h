@@ -1,0 +1,79 @@
+/* Architecture plugins: self-describing model families. An architecture names the model types
+ * it answers to, declares its hyperparameters with defaults, binds its tensors (shapes checked
+ * against the file) and builds the forward graph for a batch. Adding a model touches one
+ * plugin file and one CMake line: there is no central enum or switch. */
+#ifndef ZEN_ARCH_H
+#define ZEN_ARCH_H
+
+#include <zen/abi.h>
+#include <zen/graph.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum zen_hparam_type {
+  ZEN_HP_U32 = 1,
+  ZEN_HP_I32 = 2,
+  ZEN_HP_F32 = 3,
+  ZEN_HP_BOOL = 4,
+  ZEN_HP_STRING = 5,
+  ZEN_HP_ARRAY_U32 = 6, /* per-layer values (head counts, sliding-window patterns) */
+  ZEN_HP_ARRAY_F32 = 7
+} zen_hparam_type;
+
+typedef struct zen_hparam_desc {
+  const char* key;  /* GGUF key; "{arch}" is replaced by general.architecture */
+  zen_hparam_type type;
+  int required;         /* 1: a model without it is refused, naming the key */
+  double default_value; /* used when not required and absent */
+  const char* help;     /* one line, shown by `zen-engine inspect` */
+} zen_hparam_desc;
+
+/* The host's view of a loaded model: metadata and tensors, read-only ("model" API). */
+typedef struct zen_model zen_model;
+typedef struct zen_model_api {
+  zen_hdr h;
+  /* Metadata lookups; return 0 when the key is absent or of another type. */
+  int (*get_u32)(const zen_model* m, const char* key, uint32_t* out);
+  int (*get_f32)(const zen_model* m, const char* key, float* out);
+  int (*get_str)(const zen_model* m, const char* key, const char** out);
+  int (*get_array_len)(const zen_model* m, const char* key, uint64_t* out);
+  /* Tensor lookup: type and shape of a named tensor; returns 0 when absent. */
+  int (*tensor)(const zen_model* m, const char* name, uint32_t* type, uint32_t* n_dims,
+                int64_t* ne /*[ZEN_MAX_DIMS]*/);
+} zen_model_api;
+#define ZEN_MODEL_API_NAME "model"
+
+/* One micro-batch of tokens from one or more sequences. */
+typedef struct zen_batch {
+  zen_hdr h;
+  uint32_t n_tokens;
+  const int32_t* tokens;    /* [n_tokens] token ids */
+  const int32_t* positions; /* [n_tokens] position of each token in its sequence */
+  const int32_t* seq_ids;   /* [n_tokens] which sequence each token belongs to */
+  const uint8_t* logits;    /* [n_tokens] 1 = produce logits for this token */
+} zen_batch;
+
+typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */
+
+typedef struct zen_arch_v1 {
+  zen_hdr h;
+  const char* const* names; /* general.architecture values and HF class names it answers to */
+  uint32_t n_names;
+  const zen_hparam_desc* hparams;
+  uint32_t n_hparams;
+  /* Read hyperparameters and bind tensors; a missing or misshapen tensor is an error naming it
+   * (written to err). */
+  zen_status (*load)(const zen_model* model, zen_arch_model** out, char* err, size_t err_len);
+  void (*unload)(zen_arch_model* am);
+  /* Build the forward graph for `batch` with the host's builder; marks the logits output. */
+  zen_status (*build_graph)(zen_arch_model* am, zen_graph_builder* g, const zen_batch* batch,
+                            char* err, size_t err_len);
+} zen_arch_v1;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZEN_ARCH_H */

@@ -1,0 +1,48 @@
+/* Frontend plugins (http, mcp) and the engine API table they talk to. Requests and events
+ * cross as JSON text so the table stays stable while the request schema grows. */
+#ifndef ZEN_FRONTEND_H
+#define ZEN_FRONTEND_H
+
+#include <zen/abi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct zen_engine zen_engine;
+
+/* Called from an engine thread for each event of a request (token deltas, final result,
+ * errors) as one JSON object; `last` is 1 for the final event. Must not block. */
+typedef void (*zen_event_cb)(void* user, const char* event_json, int last);
+
+typedef struct zen_engine_api {
+  zen_hdr h;
+  /* Strings returned to the caller are host-allocated; release them with free_string. */
+  char* (*list_models)(zen_engine* e);
+  zen_status (*submit)(zen_engine* e, const char* request_json, zen_event_cb cb, void* user,
+                       uint64_t* out_id);
+  zen_status (*cancel)(zen_engine* e, uint64_t id);
+  char* (*tokenize)(zen_engine* e, const char* request_json);
+  char* (*detokenize)(zen_engine* e, const char* request_json);
+  char* (*embed)(zen_engine* e, const char* request_json);
+  char* (*metrics)(zen_engine* e);
+  void (*free_string)(char* s);
+} zen_engine_api;
+#define ZEN_ENGINE_API_NAME "engine"
+
+typedef struct zen_frontend zen_frontend; /* plugin-owned */
+
+typedef struct zen_frontend_v1 {
+  zen_hdr h;
+  /* Start serving (own I/O threads); config_json is the frontend's section of the config. */
+  zen_status (*start)(const zen_engine_api* api, zen_engine* engine, const char* config_json,
+                      zen_frontend** out, char* err, size_t err_len);
+  /* Stop cleanly: close listeners, cancel in-flight requests, join threads. */
+  void (*stop)(zen_frontend* fe);
+} zen_frontend_v1;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZEN_FRONTEND_H */

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's second command (and what CI runs): the same set-up as bootstrap.sh, then the
+# whole test suite under CTest. The last thing printed is CTest's summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+tools/build.sh "$@"
+cd "${ZEN_BUILD_DIR:-build}"
+ctest --output-on-failure -j"${ZEN_JOBS:-2}" --timeout 1800
