@@ -3,7 +3,6 @@ set(ZEN_PLUGINS "all" CACHE STRING "Plugins to build: 'all' or a ;-list such as 
 option(ZEN_STATIC_PLUGINS "Link the chosen plugins into the zen-engine binary (no dlopen)" OFF)
 option(ZEN_BUILD_TESTS "Build the test suite" ON)
 option(ZEN_BUILD_BENCH "Build the microbenchmarks" OFF)
-option(ZEN_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
 option(ZEN_WERROR "Treat warnings as errors" OFF)
 set(ZEN_SANITIZE "" CACHE STRING "Sanitizers for the whole build, e.g. address,undefined")
 

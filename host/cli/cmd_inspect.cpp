@@ -27,7 +27,7 @@ int cmd_inspect(const Args& args, const GlobalOptions&) {
     else
       gguf::describe_text(file, std::cout);
   } catch (const gguf::Error& e) {
-    std::cerr << "zen-engine inspect: " << path << ": " << e.what() << "\n";
+    std::cerr << "zen-engine inspect: " << e.what() << "\n";  // what() starts with the path
     return 1;
   }
   return 0;

@@ -59,7 +59,8 @@ int cmd_probe(const Args& args, const GlobalOptions& global) {
     if (!is_device_record(r)) continue;
     std::cout << "  " << host::state_name(r.state) << "  "
               << (r.name.empty() ? r.path : r.display_name()) << "  score " << r.score;
-    if (!r.probe_reason.empty()) std::cout << "  (" << r.probe_reason << ")";
+    if (!r.probe_reason.empty() && r.state != host::PluginState::refused)
+      std::cout << "  (" << r.probe_reason << ")";
     std::cout << "\n";
     if (!r.reason.empty()) std::cout << "      " << r.reason << "\n";
   }

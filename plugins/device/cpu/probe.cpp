@@ -27,21 +27,21 @@ std::string why_unusable(const zen::hw::CpuFeatures& cpu, zen::hw::Feature f) {
 
 ZEN_PLUGIN_PROBE(reason, reason_len) {
   const zen::hw::CpuFeatures cpu = zen::hw::detect_cpu();
+  std::string missing;  // every required feature that cannot be used, with why
   std::string_view required = ZEN_CPU_REQUIRED_FEATURES;
   while (!required.empty()) {
     size_t comma = required.find(',');
     std::string_view name = required.substr(0, comma);
     required = comma == std::string_view::npos ? std::string_view{} : required.substr(comma + 1);
     auto feature = zen::hw::feature_by_name(name);
-    if (!feature) {
-      zen::write_reason(reason, reason_len, "unknown required feature " + std::string(name));
-      return 0;
-    }
-    if (!zen::hw::usable(cpu, *feature)) {
-      zen::write_reason(reason, reason_len,
-                        std::string(name) + " not usable: " + why_unusable(cpu, *feature));
-      return 0;
-    }
+    std::string why = !feature                         ? "unknown feature name"
+                      : !zen::hw::usable(cpu, *feature) ? why_unusable(cpu, *feature)
+                                                        : "";
+    if (!why.empty()) missing += (missing.empty() ? "" : "; ") + std::string(name) + ": " + why;
+  }
+  if (!missing.empty()) {
+    zen::write_reason(reason, reason_len, "not usable here: " + missing);
+    return 0;
   }
   zen::write_reason(reason, reason_len, "usable: " ZEN_CPU_REQUIRED_FEATURES);
   return ZEN_CPU_SCORE;

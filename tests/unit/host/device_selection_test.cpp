@@ -59,7 +59,7 @@ TEST(CpuVariantSelection, BestUsableVariantLoadsOthersExplainWhy) {
     EXPECT_NE(r->state, PluginState::loaded) << v;
     EXPECT_FALSE(r->reason.empty()) << v;
     if (r->state == PluginState::refused)
-      EXPECT_NE(r->reason.find("not usable"), std::string::npos) << r->reason;
+      EXPECT_NE(r->reason.find("not usable here"), std::string::npos) << r->reason;
     else
       EXPECT_NE(r->reason.find("lower score than cpu-" + best), std::string::npos) << r->reason;
   }
