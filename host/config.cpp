@@ -75,9 +75,12 @@ void apply_cpu(Config& c, const json& v, const std::string& src) {
   if (v.contains("threads")) c.cpu_threads = get_count(v["threads"], src, "cpu.threads", 4096);
   if (v.contains("pinning")) {
     std::string p = get_string(v["pinning"], src, "cpu.pinning");
-    if (p == "none") c.cpu_pinning = Pinning::none;
-    else if (p == "cores") c.cpu_pinning = Pinning::cores;
-    else fail(src, "cpu.pinning", "must be \"cores\" or \"none\", got \"" + p + "\"");
+    if (p == "none")
+      c.cpu_pinning = Pinning::none;
+    else if (p == "cores")
+      c.cpu_pinning = Pinning::cores;
+    else
+      fail(src, "cpu.pinning", "must be \"cores\" or \"none\", got \"" + p + "\"");
   }
 }
 
@@ -87,7 +90,8 @@ void apply_log(Config& c, const json& v, const std::string& src) {
     c.log_level = get_string(v["level"], src, "log.level");
     if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" &&
         c.log_level != "error")
-      fail(src, "log.level", "must be one of debug, info, warn, error, got \"" + c.log_level + "\"");
+      fail(src, "log.level",
+           "must be one of debug, info, warn, error, got \"" + c.log_level + "\"");
   }
 }
 
@@ -119,8 +123,7 @@ Config parse_config(const std::string& text, const std::string& source) {
       {"device", [](Config&, const json& v, const std::string& s) {
          check_plugin_sections(v, s, "device");
        }}};
-  if (!doc.is_object())
-    fail(source, "(top level)", "must be a JSON object, got " + type_name(doc));
+  if (!doc.is_object()) fail(source, "(top level)", "must be a JSON object, got " + type_name(doc));
   for (const auto& [key, value] : doc.items()) {
     auto it = kSections.find(key);
     if (it == kSections.end()) {
@@ -148,7 +151,8 @@ std::optional<std::string> Config::lookup(const std::string& dotted_key) const {
 std::string user_config_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  std::filesystem::path base = xdg && *xdg ? xdg : (home && *home ? std::string(home) + "/.config" : "");
+  std::filesystem::path base =
+      xdg && *xdg ? xdg : (home && *home ? std::string(home) + "/.config" : "");
   return base.empty() ? "" : (base / "zen-engine" / "config.json").string();
 }
 

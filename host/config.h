@@ -20,11 +20,11 @@ struct ConfigError : std::runtime_error {
 enum class Pinning { none, cores };
 
 struct Config {
-  std::string source;                    // file it came from, or "" for defaults
-  std::vector<std::string> plugin_paths; // plugins.paths
-  std::vector<std::string> devices;      // "vulkan:0", "cpu"; empty = every device found
-  std::string cpu_variant;               // "" = best that runs here
-  unsigned cpu_threads = 0;              // 0 = one per physical core
+  std::string source;                     // file it came from, or "" for defaults
+  std::vector<std::string> plugin_paths;  // plugins.paths
+  std::vector<std::string> devices;       // "vulkan:0", "cpu"; empty = every device found
+  std::string cpu_variant;                // "" = best that runs here
+  unsigned cpu_threads = 0;               // 0 = one per physical core
   Pinning cpu_pinning = Pinning::cores;
   std::string log_level = "info";
   nlohmann::json raw = nlohmann::json::object();  // as validated, for plugin config_get

@@ -6,11 +6,16 @@ namespace zen::host {
 
 const char* device_type_name(zen_device_type type) {
   switch (type) {
-    case ZEN_DEVICE_CPU: return "cpu";
-    case ZEN_DEVICE_GPU: return "gpu";
-    case ZEN_DEVICE_IGPU: return "igpu";
-    case ZEN_DEVICE_ACCEL: return "accelerator";
-    case ZEN_DEVICE_SOFTWARE: return "software";
+    case ZEN_DEVICE_CPU:
+      return "cpu";
+    case ZEN_DEVICE_GPU:
+      return "gpu";
+    case ZEN_DEVICE_IGPU:
+      return "igpu";
+    case ZEN_DEVICE_ACCEL:
+      return "accelerator";
+    case ZEN_DEVICE_SOFTWARE:
+      return "software";
   }
   return "unknown";
 }
@@ -62,8 +67,8 @@ std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const
         std::string have;
         for (const auto& c : all) have += (have.empty() ? "" : ", ") + c.id;
         throw ConfigError("devices[" + std::to_string(k) + "]: '" + want +
-                          "' is not available here (available: " +
-                          (have.empty() ? "none" : have) + ")");
+                          "' is not available here (available: " + (have.empty() ? "none" : have) +
+                          ")");
       }
       if (it->chosen) continue;
       it->chosen = true;
@@ -79,14 +84,14 @@ std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const
   for (auto& c : all) {
     if (!c.why.empty()) continue;
     if (c.props.type == ZEN_DEVICE_SOFTWARE) {
-      c.why = "not chosen: software implementation on the CPU (name it in config devices to use it)";
+      c.why =
+          "not chosen: software implementation on the CPU (name it in config devices to use it)";
       continue;
     }
     order.push_back(&c);
   }
-  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
-    return a->props.priority > b->props.priority;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [](auto* a, auto* b) { return a->props.priority > b->props.priority; });
   for (auto* c : order) {
     c->chosen = true;
     c->rank = rank++;

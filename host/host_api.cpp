@@ -64,8 +64,8 @@ void free_mem(void* p) { std::free(p); }
 }  // namespace
 
 const zen_host_api* host_api(const Config& config) {
-  static const zen_host_api api = {ZEN_HDR_INIT(zen_host_api), get_api, log, config_get, alloc,
-                                   free_mem};
+  static const zen_host_api api = {
+      ZEN_HDR_INIT(zen_host_api), get_api, log, config_get, alloc, free_mem};
   std::lock_guard lock(state().mu);
   state().config = &config;
   return &api;

@@ -18,40 +18,43 @@ struct Member {
   bool required;
 };
 
-#define ZEN_MEMBER(T, m, req) Member{#m, offsetof(T, m), req}
+#define ZEN_MEMBER(T, m, req) \
+  Member { #m, offsetof(T, m), req }
 
 // Members of each table as of this host's ABI minor; required ones are those of 1.0.
 const std::vector<Member>& members(zen_kind kind) {
-  static const std::vector<Member> device = {
-      ZEN_MEMBER(zen_device_v1, device_count, true),
-      ZEN_MEMBER(zen_device_v1, device_props, true),
-      ZEN_MEMBER(zen_device_v1, device_open, true),
-      ZEN_MEMBER(zen_device_v1, device_close, true),
-      ZEN_MEMBER(zen_device_v1, supports_op, true),
-      ZEN_MEMBER(zen_device_v1, buffer_alloc, true),
-      ZEN_MEMBER(zen_device_v1, buffer_free, true),
-      ZEN_MEMBER(zen_device_v1, buffer_host_ptr, true),
-      ZEN_MEMBER(zen_device_v1, upload, true),
-      ZEN_MEMBER(zen_device_v1, download, true),
-      ZEN_MEMBER(zen_device_v1, compute, true),
-      ZEN_MEMBER(zen_device_v1, synchronize, true),
-      ZEN_MEMBER(zen_device_v1, buffer_wrap_host, false),
-      ZEN_MEMBER(zen_device_v1, last_error, false),
-      ZEN_MEMBER(zen_device_v1, get_proc, false)};
-  static const std::vector<Member> arch = {ZEN_MEMBER(zen_arch_v1, names, true),
-                                           ZEN_MEMBER(zen_arch_v1, hparams, false),
-                                           ZEN_MEMBER(zen_arch_v1, load, true),
-                                           ZEN_MEMBER(zen_arch_v1, unload, true),
-                                           ZEN_MEMBER(zen_arch_v1, build_graph, true)};
+  static const std::vector<Member> device = {ZEN_MEMBER(zen_device_v1, device_count, true),
+                                             ZEN_MEMBER(zen_device_v1, device_props, true),
+                                             ZEN_MEMBER(zen_device_v1, device_open, true),
+                                             ZEN_MEMBER(zen_device_v1, device_close, true),
+                                             ZEN_MEMBER(zen_device_v1, supports_op, true),
+                                             ZEN_MEMBER(zen_device_v1, buffer_alloc, true),
+                                             ZEN_MEMBER(zen_device_v1, buffer_free, true),
+                                             ZEN_MEMBER(zen_device_v1, buffer_host_ptr, true),
+                                             ZEN_MEMBER(zen_device_v1, upload, true),
+                                             ZEN_MEMBER(zen_device_v1, download, true),
+                                             ZEN_MEMBER(zen_device_v1, compute, true),
+                                             ZEN_MEMBER(zen_device_v1, synchronize, true),
+                                             ZEN_MEMBER(zen_device_v1, buffer_wrap_host, false),
+                                             ZEN_MEMBER(zen_device_v1, last_error, false),
+                                             ZEN_MEMBER(zen_device_v1, get_proc, false)};
+  static const std::vector<Member> arch = {
+      ZEN_MEMBER(zen_arch_v1, names, true), ZEN_MEMBER(zen_arch_v1, hparams, false),
+      ZEN_MEMBER(zen_arch_v1, load, true), ZEN_MEMBER(zen_arch_v1, unload, true),
+      ZEN_MEMBER(zen_arch_v1, build_graph, true)};
   static const std::vector<Member> quant = {ZEN_MEMBER(zen_quant_v1, types, true)};
   static const std::vector<Member> frontend = {ZEN_MEMBER(zen_frontend_v1, start, true),
                                                ZEN_MEMBER(zen_frontend_v1, stop, true)};
   static const std::vector<Member> none;
   switch (kind) {
-    case ZEN_KIND_DEVICE: return device;
-    case ZEN_KIND_ARCH: return arch;
-    case ZEN_KIND_QUANT: return quant;
-    case ZEN_KIND_FRONTEND: return frontend;
+    case ZEN_KIND_DEVICE:
+      return device;
+    case ZEN_KIND_ARCH:
+      return arch;
+    case ZEN_KIND_QUANT:
+      return quant;
+    case ZEN_KIND_FRONTEND:
+      return frontend;
   }
   return none;
 }

@@ -27,19 +27,26 @@ struct PluginRegistry::Library {
 
 const char* kind_name(zen_kind kind) {
   switch (kind) {
-    case ZEN_KIND_DEVICE: return "device";
-    case ZEN_KIND_ARCH: return "arch";
-    case ZEN_KIND_QUANT: return "quant";
-    case ZEN_KIND_FRONTEND: return "frontend";
+    case ZEN_KIND_DEVICE:
+      return "device";
+    case ZEN_KIND_ARCH:
+      return "arch";
+    case ZEN_KIND_QUANT:
+      return "quant";
+    case ZEN_KIND_FRONTEND:
+      return "frontend";
   }
   return "unknown";
 }
 
 const char* state_name(PluginState state) {
   switch (state) {
-    case PluginState::loaded: return "loaded";
-    case PluginState::standby: return "standby";
-    case PluginState::refused: return "refused";
+    case PluginState::loaded:
+      return "loaded";
+    case PluginState::standby:
+      return "standby";
+    case PluginState::refused:
+      return "refused";
   }
   return "?";
 }
@@ -112,8 +119,8 @@ void PluginRegistry::consider_file(const std::string& path) {
     }
   }
   entry.probe = lib->lib.get<uint32_t(char*, size_t)>(ZEN_PLUGIN_PROBE_SYMBOL);
-  entry.init = lib->lib.get<zen_status(const zen_host_api*, zen_plugin_desc*)>(
-      ZEN_PLUGIN_INIT_SYMBOL);
+  entry.init =
+      lib->lib.get<zen_status(const zen_host_api*, zen_plugin_desc*)>(ZEN_PLUGIN_INIT_SYMBOL);
   entry.shutdown = lib->lib.get<void()>(ZEN_PLUGIN_SHUTDOWN_SYMBOL);
   consider(std::move(rec), entry, std::move(lib));
 }
@@ -185,9 +192,8 @@ void PluginRegistry::select(const Config& config) {
     size_t best = members.front();
     bool forced = false;
     if (key.first == ZEN_KIND_DEVICE && key.second == "cpu" && !config.cpu_variant.empty()) {
-      auto it = std::find_if(members.begin(), members.end(), [&](size_t i) {
-        return records_[i].variant == config.cpu_variant;
-      });
+      auto it = std::find_if(members.begin(), members.end(),
+                             [&](size_t i) { return records_[i].variant == config.cpu_variant; });
       if (it == members.end()) {
         std::string why = "no usable CPU variant '" + config.cpu_variant + "'";
         for (const PluginRecord& r : records_)
@@ -213,10 +219,9 @@ void PluginRegistry::select(const Config& config) {
       entries_[i].shutdown();
       records_[i].state = PluginState::standby;
       records_[i].vtable = nullptr;
-      records_[i].reason = (forced ? std::string("cpu.variant chose ")
-                                   : std::string("lower score than ")) +
-                           records_[best].display_name() + " (" +
-                           std::to_string(records_[best].score) + ")";
+      records_[i].reason =
+          (forced ? std::string("cpu.variant chose ") : std::string("lower score than ")) +
+          records_[best].display_name() + " (" + std::to_string(records_[best].score) + ")";
       libs_[i].reset();
     }
   }

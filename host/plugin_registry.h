@@ -74,8 +74,8 @@ class PluginRegistry {
   const zen_host_api* host_;
   std::vector<std::string> dirs_;
   std::vector<PluginRecord> records_;
-  std::vector<EntryPoints> entries_;               // parallel to records_
-  std::vector<std::shared_ptr<Library>> libs_;     // parallel to records_ (null for static)
+  std::vector<EntryPoints> entries_;            // parallel to records_
+  std::vector<std::shared_ptr<Library>> libs_;  // parallel to records_ (null for static)
 };
 
 // Default plugin directories: $ZEN_PLUGIN_PATH entries, then the install dir next to the binary.

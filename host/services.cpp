@@ -7,8 +7,6 @@
 
 namespace zen::host {
 
-void register_core_services() {
-  register_service(ZEN_GRAPH_API_NAME, zen::graph::graph_api());
-}
+void register_core_services() { register_service(ZEN_GRAPH_API_NAME, zen::graph::graph_api()); }
 
 }  // namespace zen::host

@@ -11,8 +11,8 @@ TensorId Builder::weight(std::string_view name) {
   TensorId known = graph_.find(name);
   if (known != kNoTensor) {
     if (!(graph_.tensor(known).flags & ZEN_TENSOR_WEIGHT))
-      throw Error(ZEN_ERR_INVALID_ARG, "weight '" + std::string(name) +
-                                           "': the name is taken by a non-weight tensor");
+      throw Error(ZEN_ERR_INVALID_ARG,
+                  "weight '" + std::string(name) + "': the name is taken by a non-weight tensor");
     return known;
   }
   if (!resolver_)
@@ -41,9 +41,8 @@ R call(zen_graph_builder* b, R fallback, F&& f) noexcept {
 // A negative handle means an earlier call failed: say so instead of "bad handle".
 void check_handle(Builder& b, zen_t t, const std::string& what) {
   if (t < 0)
-    throw Error(ZEN_ERR_INVALID_ARG,
-                what + " is an error handle (" + std::to_string(t) + ")" +
-                    (b.last_error.empty() ? "" : " from: " + b.last_error));
+    throw Error(ZEN_ERR_INVALID_ARG, what + " is an error handle (" + std::to_string(t) + ")" +
+                                         (b.last_error.empty() ? "" : " from: " + b.last_error));
   b.graph().check_id(t, what);
 }
 
@@ -52,8 +51,8 @@ zen_t api_input(zen_graph_builder* b, const char* name, uint32_t type, uint32_t 
   return call(b, zen_t{-1}, [&](Builder& x) {
     if (!name || (!ne && n_dims)) throw Error(ZEN_ERR_INVALID_ARG, "input: NULL name or shape");
     if (!known_type(type))
-      throw Error(ZEN_ERR_INVALID_ARG, "input '" + std::string(name) + "': unknown type " +
-                                           std::to_string(type));
+      throw Error(ZEN_ERR_INVALID_ARG,
+                  "input '" + std::string(name) + "': unknown type " + std::to_string(type));
     return x.graph().input(name, static_cast<zen_type>(type), std::span(ne, n_dims));
   });
 }
@@ -72,7 +71,8 @@ zen_t api_op(zen_graph_builder* b, uint32_t op, const zen_t* srcs, uint32_t n_sr
     if ((!srcs && n_srcs) || (!params && n_params))
       throw Error(ZEN_ERR_INVALID_ARG, label + ": NULL sources or params");
     if (n_srcs > ZEN_MAX_SRC) throw Error(ZEN_ERR_INVALID_ARG, label + ": at most 6 sources");
-    for (uint32_t i = 0; i < n_srcs; ++i) check_handle(x, srcs[i], label + ": src" + std::to_string(i));
+    for (uint32_t i = 0; i < n_srcs; ++i)
+      check_handle(x, srcs[i], label + ": src" + std::to_string(i));
     return x.graph().op(static_cast<zen_op>(op), std::span(srcs, n_srcs),
                         std::span(params, n_params));
   });
@@ -123,8 +123,15 @@ const char* api_last_error(zen_graph_builder* b) {
   return b ? Builder::from(b).last_error.c_str() : "no builder";
 }
 
-constexpr zen_graph_api kApi = {ZEN_HDR_INIT(zen_graph_api), api_input, api_weight, api_op,
-                                api_view, api_output, api_shape, api_last_error, api_strides};
+constexpr zen_graph_api kApi = {ZEN_HDR_INIT(zen_graph_api),
+                                api_input,
+                                api_weight,
+                                api_op,
+                                api_view,
+                                api_output,
+                                api_shape,
+                                api_last_error,
+                                api_strides};
 
 }  // namespace
 

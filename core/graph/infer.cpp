@@ -12,9 +12,7 @@ namespace {
 
 using Shape = std::array<int64_t, ZEN_MAX_DIMS>;
 
-bool is_float(zen_type t) {
-  return t == ZEN_TYPE_F32 || t == ZEN_TYPE_F16 || t == ZEN_TYPE_BF16;
-}
+bool is_float(zen_type t) { return t == ZEN_TYPE_F32 || t == ZEN_TYPE_F16 || t == ZEN_TYPE_BF16; }
 
 // One op's checks: sources, params with defaults, and errors prefixed with the op's name.
 class Rule {
@@ -30,8 +28,8 @@ class Rule {
 
   void n_srcs(size_t lo, size_t hi) const {
     if (srcs_.size() < lo || srcs_.size() > hi) {
-      std::string want = lo == hi ? std::to_string(lo)
-                                  : std::to_string(lo) + " to " + std::to_string(hi);
+      std::string want =
+          lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
       fail("takes " + want + " sources, got " + std::to_string(srcs_.size()));
     }
   }
@@ -70,9 +68,9 @@ class Rule {
   void broadcasts(size_t small, size_t big, int first_dim) const {
     for (int d = first_dim; d < ZEN_MAX_DIMS; ++d)
       if (ne(big)[d] % ne(small)[d] != 0)
-        fail(s(small) + " cannot broadcast over " + s(big) + " (dim " + std::to_string(d) +
-             ": " + std::to_string(ne(big)[d]) + " is not a multiple of " +
-             std::to_string(ne(small)[d]) + ")");
+        fail(s(small) + " cannot broadcast over " + s(big) + " (dim " + std::to_string(d) + ": " +
+             std::to_string(ne(big)[d]) + " is not a multiple of " + std::to_string(ne(small)[d]) +
+             ")");
   }
 
   // Parameter slot `i`: the given value, or `def` when the caller left it out.
@@ -88,9 +86,7 @@ class Rule {
     if (i >= given_.size()) fail("needs param " + std::to_string(i) + " (" + what + ")");
     return out_.params[i];
   }
-  float required_f32(size_t i, const char* what) {
-    return param_float(required_i32(i, what));
-  }
+  float required_f32(size_t i, const char* what) { return param_float(required_i32(i, what)); }
 
   Inferred& result(zen_type type, const Shape& ne) {
     out_.type = type;
@@ -230,8 +226,7 @@ Inferred softmax(Rule& r) {
   if (r.has(1)) {
     r.mask_type(1);
     r.same_dim(0, 0, 1, 0, "columns");
-    if (r.ne(1)[1] < r.ne(0)[1])
-      r.fail("mask " + r.s(1) + " has fewer rows than " + r.s(0));
+    if (r.ne(1)[1] < r.ne(0)[1]) r.fail("mask " + r.s(1) + " has fewer rows than " + r.s(0));
     r.broadcasts(1, 0, 2);
   }
   return r.result(ZEN_TYPE_F32, r.ne(0));
@@ -246,8 +241,8 @@ Inferred attention(Rule& r) {
   r.same_dim(1, 2, 2, 2, "kv heads");
   r.same_dim(1, 3, 2, 3, "sequences");
   if (r.ne(0)[2] % r.ne(1)[2] != 0)
-    r.fail(std::to_string(r.ne(0)[2]) + " query heads in " + r.s(0) +
-           " are not a multiple of " + std::to_string(r.ne(1)[2]) + " kv heads in " + r.s(1));
+    r.fail(std::to_string(r.ne(0)[2]) + " query heads in " + r.s(0) + " are not a multiple of " +
+           std::to_string(r.ne(1)[2]) + " kv heads in " + r.s(1));
   r.broadcasts(1, 0, 3);
   r.f32(ZEN_ATTN_SCALE, 1.0f / std::sqrt(static_cast<float>(r.ne(0)[0])));
   if (!(r.f32(ZEN_ATTN_SOFTCAP, 0.0f) >= 0.0f)) r.fail("softcap must be >= 0");
@@ -302,8 +297,8 @@ Inferred top_k(Rule& r) {
   r.floating(0);
   int32_t k = r.required_i32(0, "i32 k");
   if (k < 1 || k > r.ne(0)[0])
-    r.fail("k = " + std::to_string(k) + " is outside 1.." + std::to_string(r.ne(0)[0]) +
-           " for " + r.s(0));
+    r.fail("k = " + std::to_string(k) + " is outside 1.." + std::to_string(r.ne(0)[0]) + " for " +
+           r.s(0));
   Shape ne = r.ne(0);
   ne[0] = k;
   return r.result(ZEN_TYPE_I32, ne);
@@ -316,8 +311,8 @@ struct ConvGeom {
 ConvGeom conv_geom(Rule& r, size_t s, size_t p, size_t d) {
   ConvGeom g{r.i32(s, 1), r.i32(p, 0), r.i32(d, 1)};
   if (g.stride < 1 || g.pad < 0 || g.dilation < 1)
-    r.fail("needs stride >= 1, pad >= 0, dilation >= 1; got " + std::to_string(g.stride) +
-           ", " + std::to_string(g.pad) + ", " + std::to_string(g.dilation));
+    r.fail("needs stride >= 1, pad >= 0, dilation >= 1; got " + std::to_string(g.stride) + ", " +
+           std::to_string(g.pad) + ", " + std::to_string(g.dilation));
   return g;
 }
 int64_t conv_out(const Rule& r, int64_t in, int64_t k, const ConvGeom& g) {
@@ -433,39 +428,87 @@ Inferred infer(zen_op op, std::span<const Tensor* const> srcs, std::span<const i
   Rule r(op, srcs, params);
   if (params.size() > ZEN_MAX_OP_PARAMS)
     r.fail("takes at most " + std::to_string(ZEN_MAX_OP_PARAMS) + " params");
-  if (srcs.size() > ZEN_MAX_SRC) r.fail("takes at most " + std::to_string(ZEN_MAX_SRC) + " sources");
+  if (srcs.size() > ZEN_MAX_SRC)
+    r.fail("takes at most " + std::to_string(ZEN_MAX_SRC) + " sources");
   for (const Tensor* t : srcs)
     if (!t) r.fail("a source is missing");
 
   Inferred out;
   switch (op) {
-    case ZEN_OP_GET_ROWS: out = get_rows(r); break;
-    case ZEN_OP_MATMUL: out = matmul(r); break;
-    case ZEN_OP_MATMUL_ID: out = matmul_id(r); break;
+    case ZEN_OP_GET_ROWS:
+      out = get_rows(r);
+      break;
+    case ZEN_OP_MATMUL:
+      out = matmul(r);
+      break;
+    case ZEN_OP_MATMUL_ID:
+      out = matmul_id(r);
+      break;
     case ZEN_OP_ADD:
-    case ZEN_OP_MUL: out = binary(r); break;
-    case ZEN_OP_SCALE: out = scale(r); break;
+    case ZEN_OP_MUL:
+      out = binary(r);
+      break;
+    case ZEN_OP_SCALE:
+      out = scale(r);
+      break;
     case ZEN_OP_RMS_NORM:
-    case ZEN_OP_LAYER_NORM: out = norm(r); break;
-    case ZEN_OP_GROUP_NORM: out = group_norm(r); break;
-    case ZEN_OP_ROPE: out = rope(r); break;
-    case ZEN_OP_SOFTMAX: out = softmax(r); break;
-    case ZEN_OP_ATTENTION: out = attention(r); break;
-    case ZEN_OP_SILU: out = unary(r, 0); break;
-    case ZEN_OP_GELU: out = gelu(r); break;
-    case ZEN_OP_GLU: out = glu(r); break;
-    case ZEN_OP_ARGSORT: out = argsort(r); break;
-    case ZEN_OP_TOP_K: out = top_k(r); break;
-    case ZEN_OP_CONV1D: out = conv1d(r); break;
-    case ZEN_OP_CONV2D: out = conv2d(r); break;
-    case ZEN_OP_CONV_TRANSPOSE1D: out = conv_transpose1d(r); break;
-    case ZEN_OP_CONCAT: out = concat(r, srcs.size()); break;
-    case ZEN_OP_CPY: out = cpy(r); break;
-    case ZEN_OP_UPSAMPLE: out = upsample(r); break;
-    case ZEN_OP_CUSTOM: out = custom(r); break;
-    case ZEN_OP_NONE: r.fail("not an op: leaves come from input() and weight()");
-    case ZEN_OP_VIEW: r.fail("not an op: views come from view()");
-    default: r.fail("unknown op id");
+    case ZEN_OP_LAYER_NORM:
+      out = norm(r);
+      break;
+    case ZEN_OP_GROUP_NORM:
+      out = group_norm(r);
+      break;
+    case ZEN_OP_ROPE:
+      out = rope(r);
+      break;
+    case ZEN_OP_SOFTMAX:
+      out = softmax(r);
+      break;
+    case ZEN_OP_ATTENTION:
+      out = attention(r);
+      break;
+    case ZEN_OP_SILU:
+      out = unary(r, 0);
+      break;
+    case ZEN_OP_GELU:
+      out = gelu(r);
+      break;
+    case ZEN_OP_GLU:
+      out = glu(r);
+      break;
+    case ZEN_OP_ARGSORT:
+      out = argsort(r);
+      break;
+    case ZEN_OP_TOP_K:
+      out = top_k(r);
+      break;
+    case ZEN_OP_CONV1D:
+      out = conv1d(r);
+      break;
+    case ZEN_OP_CONV2D:
+      out = conv2d(r);
+      break;
+    case ZEN_OP_CONV_TRANSPOSE1D:
+      out = conv_transpose1d(r);
+      break;
+    case ZEN_OP_CONCAT:
+      out = concat(r, srcs.size());
+      break;
+    case ZEN_OP_CPY:
+      out = cpy(r);
+      break;
+    case ZEN_OP_UPSAMPLE:
+      out = upsample(r);
+      break;
+    case ZEN_OP_CUSTOM:
+      out = custom(r);
+      break;
+    case ZEN_OP_NONE:
+      r.fail("not an op: leaves come from input() and weight()");
+    case ZEN_OP_VIEW:
+      r.fail("not an op: views come from view()");
+    default:
+      r.fail("unknown op id");
   }
   int64_t n = 1;
   for (int64_t d : out.ne)

@@ -10,8 +10,8 @@
 //   matmul      a [K, M, A2, A3] any, b F32 [K, N, B2, B3]             -> F32 [M, N, B2, B3]
 //               a is broadcast over the batch: B2 % A2 == 0 and B3 % A3 == 0
 //   matmul_id   experts [K, M, E] any, b F32 [K, U or 1, T], ids I32 [U, T] -> F32 [M, U, T]
-//   add, mul    a [..] float, b float with a.ne[i] % b.ne[i] == 0 (b broadcast) -> a's type, a's shape
-//   scale       a float; params f32 scale, f32 bias [0]                -> a's type and shape
+//   add, mul    a [..] float, b float with a.ne[i] % b.ne[i] == 0 (b broadcast) -> a's type, a's
+//   shape scale       a float; params f32 scale, f32 bias [0]                -> a's type and shape
 //   rms_norm    a float over ne0; params f32 eps (required)           -> a's type and shape
 //   layer_norm  as rms_norm
 //   group_norm  a [W, H, C, N] float; params i32 groups (C % groups == 0), f32 eps -> same

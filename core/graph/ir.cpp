@@ -85,8 +85,8 @@ TensorId Graph::add(Tensor t) {
   return static_cast<TensorId>(tensors_.size() - 1);
 }
 
-TensorId Graph::leaf(std::string name, zen_type type, std::span<const int64_t> ne,
-                     uint32_t flags, const char* what) {
+TensorId Graph::leaf(std::string name, zen_type type, std::span<const int64_t> ne, uint32_t flags,
+                     const char* what) {
   std::string label = std::string(what) + " '" + name + "'";
   if (name.empty()) fail(std::string(what) + ": a name is required");
   if (find(name) != kNoTensor)
@@ -143,8 +143,8 @@ TensorId Graph::view(TensorId src, std::span<const int64_t> ne, std::span<const 
   v.type = s.type;
   v.ne = to_dims(ne, "view of " + describe(s));
   if (v.ne[0] % block_size(s.type) != 0)
-    fail("view of " + describe(s) + ": ne0 " + std::to_string(v.ne[0]) +
-         " splits a block of " + std::to_string(block_size(s.type)));
+    fail("view of " + describe(s) + ": ne0 " + std::to_string(v.ne[0]) + " splits a block of " +
+         std::to_string(block_size(s.type)));
   v.nb = contiguous_strides(s.type, v.ne);
   if (!nb.empty()) {
     if (nb.size() != ne.size())
@@ -162,8 +162,7 @@ TensorId Graph::view(TensorId src, std::span<const int64_t> ne, std::span<const 
   const Tensor& root = tensors_[v.view_src];
   uint64_t base = s.is_view() ? s.view_offset : 0, extent = 0, end = 0;
   if (__builtin_add_overflow(base, offset, &v.view_offset) || !checked_extent(v, extent) ||
-      __builtin_add_overflow(v.view_offset, extent, &end) ||
-      end > packed_bytes(root.type, root.ne))
+      __builtin_add_overflow(v.view_offset, extent, &end) || end > packed_bytes(root.type, root.ne))
     fail("view " + format_shape(v.ne) + " at byte " + std::to_string(offset) + " runs past " +
          describe(s) + " (" + std::to_string(packed_bytes(root.type, root.ne)) + " bytes)");
   return add(std::move(v));
@@ -175,8 +174,8 @@ TensorId Graph::reshape(TensorId src, std::span<const int64_t> ne) {
   Dims d = to_dims(ne, "reshape of " + describe(s));
   if (!is_contiguous(s)) fail("reshape: " + describe(s) + " is not contiguous (cpy it first)");
   if (d[0] * d[1] * d[2] * d[3] != s.nelements())
-    fail("reshape: " + describe(s) + " has " + std::to_string(s.nelements()) +
-         " elements, " + format_shape(d) + " has " + std::to_string(d[0] * d[1] * d[2] * d[3]));
+    fail("reshape: " + describe(s) + " has " + std::to_string(s.nelements()) + " elements, " +
+         format_shape(d) + " has " + std::to_string(d[0] * d[1] * d[2] * d[3]));
   return view(src, ne, {}, 0);
 }
 

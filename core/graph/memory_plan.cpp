@@ -8,9 +8,7 @@ namespace {
 
 uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-bool overlap(const Lifetime& a, const Lifetime& b) {
-  return a.start <= b.end && b.start <= a.end;
-}
+bool overlap(const Lifetime& a, const Lifetime& b) { return a.start <= b.end && b.start <= a.end; }
 
 }  // namespace
 

@@ -32,7 +32,7 @@ struct Block {
   int device = 0;               // index in the scheduler's device list
   uint64_t offset = 0;
   uint64_t size = 0;
-  int32_t start = 0, end = 0;   // lifetime in execution steps (see Scheduler)
+  int32_t start = 0, end = 0;  // lifetime in execution steps (see Scheduler)
 };
 
 struct MemoryPlan {

@@ -39,8 +39,7 @@ std::vector<bool> needed_by_outputs(const Graph& g) {
 int assign(const Graph& g, const zen_graph* probe, TensorId node,
            std::span<const DeviceRef> devices) {
   for (size_t d = 0; d < devices.size(); ++d)
-    if (devices[d].table->supports_op(devices[d].dev, probe, node))
-      return static_cast<int>(d);
+    if (devices[d].table->supports_op(devices[d].dev, probe, node)) return static_cast<int>(d);
   unsupported(g, node, devices);
 }
 
@@ -48,8 +47,9 @@ int weight_home(const Tensor& w, std::span<const DeviceRef> devices) {
   const Placement& p = w.placement;
   if (p.on_host()) return kHostMemory;
   if (!p.on_device())
-    throw Error(ZEN_ERR_INVALID_ARG, "weight '" + w.name + "' has no data (no host address or "
-                                     "device buffer)");
+    throw Error(ZEN_ERR_INVALID_ARG, "weight '" + w.name +
+                                         "' has no data (no host address or "
+                                         "device buffer)");
   for (size_t d = 0; d < devices.size(); ++d)
     if (devices[d].id == p.device) return static_cast<int>(d);
   throw Error(ZEN_ERR_INVALID_ARG, "weight '" + w.name + "' lives on device '" + p.device +
@@ -60,7 +60,10 @@ int weight_home(const Tensor& w, std::span<const DeviceRef> devices) {
 class Tracker {
  public:
   Tracker(const Graph& g, std::span<const DeviceRef> devices, Partition& p)
-      : g_(g), devices_(devices), p_(p), n_dev_(devices.size()),
+      : g_(g),
+        devices_(devices),
+        p_(p),
+        n_dev_(devices.size()),
         life_(g.size() * devices.size(), Lifetime{-1, -1, 0}),
         copy_of_(g.size() * devices.size(), -1) {}
 
@@ -82,8 +85,8 @@ class Tracker {
     if (c < 0) {
       Segment& s = p_.segments[seg];
       c = static_cast<int>(p_.copies.size());
-      p_.copies.push_back(Copy{r, from, d, s.first_step,
-                               packed_bytes(g_.tensor(r).type, g_.tensor(r).ne), {}, {}});
+      p_.copies.push_back(
+          Copy{r, from, d, s.first_step, packed_bytes(g_.tensor(r).type, g_.tensor(r).ne), {}, {}});
       s.copies.push_back(static_cast<size_t>(c));
       define(r, d, s.first_step);
       if (from >= 0) touch(r, from, s.first_step);

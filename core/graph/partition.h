@@ -28,9 +28,9 @@ struct Copy {
   TensorId tensor = kNoTensor;  // a storage tensor: views travel with their storage
   int from = kHostMemory;       // device index or kHostMemory
   int to = 0;
-  int32_t step = 0;             // runs before the segment starting at this step
+  int32_t step = 0;  // runs before the segment starting at this step
   uint64_t bytes = 0;
-  Location src, dst;            // filled once the arenas exist
+  Location src, dst;  // filled once the arenas exist
 };
 
 struct Segment {

@@ -10,8 +10,8 @@ Scheduler::Scheduler(std::vector<DeviceRef> devices)
     : devices_(std::move(devices)), arenas_(devices_.size()) {
   if (devices_.empty()) throw Error(ZEN_ERR_INVALID_ARG, "scheduler: no devices");
   for (const DeviceRef& d : devices_)
-    if (!d.table || !d.dev) throw Error(ZEN_ERR_INVALID_ARG, "scheduler: device '" + d.id +
-                                                                  "' is not open");
+    if (!d.table || !d.dev)
+      throw Error(ZEN_ERR_INVALID_ARG, "scheduler: device '" + d.id + "' is not open");
 }
 
 Scheduler::~Scheduler() {
@@ -43,8 +43,8 @@ void Scheduler::plan(Graph g) {
     for (size_t i = 0; i < lives.size(); ++i) {
       const Resident& r = *on_device[i];
       block_of_[r.tensor * n_dev + d] = static_cast<int32_t>(memory_.blocks.size());
-      memory_.blocks.push_back(Block{r.tensor, static_cast<int>(d), packed.offsets[i],
-                                     r.life.size, r.life.start, r.life.end});
+      memory_.blocks.push_back(Block{r.tensor, static_cast<int>(d), packed.offsets[i], r.life.size,
+                                     r.life.start, r.life.end});
     }
   }
   allocate_arenas();
@@ -89,8 +89,8 @@ Location Scheduler::storage_location(TensorId r, int device) const {
   if (p.on_host()) return Location{nullptr, 0, p.host};
   if (p.on_device())
     return Location{p.buffer, p.offset, devices_[device].host_ptr(p.buffer, p.offset)};
-  throw Error(ZEN_ERR_INTERNAL, "scheduler: " + describe(t) + " has no place on " +
-                                    devices_[device].id);
+  throw Error(ZEN_ERR_INTERNAL,
+              "scheduler: " + describe(t) + " has no place on " + devices_[device].id);
 }
 
 Location Scheduler::locate(TensorId t, int device) const {

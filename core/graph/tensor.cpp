@@ -17,10 +17,10 @@ const TypeTraits& traits(zen_type type) {
 }
 
 constexpr const char* kOpNames[] = {
-    "none",     "get_rows", "matmul", "matmul_id",        "add",    "mul",   "scale",
-    "rms_norm", "layer_norm", "group_norm", "rope",       "softmax", "attention", "silu",
-    "gelu",     "glu",      "argsort", "top_k",           "conv1d", "conv2d",
-    "conv_transpose1d",     "concat", "cpy",              "view",   "upsample", "custom"};
+    "none",     "get_rows",   "matmul",     "matmul_id", "add",     "mul",       "scale",
+    "rms_norm", "layer_norm", "group_norm", "rope",      "softmax", "attention", "silu",
+    "gelu",     "glu",        "argsort",    "top_k",     "conv1d",  "conv2d",    "conv_transpose1d",
+    "concat",   "cpy",        "view",       "upsample",  "custom"};
 static_assert(std::size(kOpNames) == ZEN_OP_COUNT, "a name for every op in graph.h");
 
 }  // namespace
@@ -36,8 +36,8 @@ bool known_type(uint32_t type) { return type_traits(type) != nullptr; }
 uint64_t block_bytes(zen_type type) { return traits(type).block_bytes; }
 int64_t block_size(zen_type type) { return traits(type).block_size; }
 
-std::array<uint64_t, ZEN_MAX_DIMS> contiguous_strides(
-    zen_type type, const std::array<int64_t, ZEN_MAX_DIMS>& ne) {
+std::array<uint64_t, ZEN_MAX_DIMS> contiguous_strides(zen_type type,
+                                                      const std::array<int64_t, ZEN_MAX_DIMS>& ne) {
   const TypeTraits& t = traits(type);
   std::array<uint64_t, ZEN_MAX_DIMS> nb{};
   nb[0] = t.block_bytes;

@@ -18,8 +18,8 @@ inline constexpr TensorId kNoTensor = -1;
 // nobody wrapped) or a range of some device's buffer. Inputs have neither: the scheduler
 // allocates them.
 struct Placement {
-  void* host = nullptr;     // host address of the first byte, or
-  std::string device;       // id of the device whose buffer holds it ("cpu", "vulkan:0")
+  void* host = nullptr;  // host address of the first byte, or
+  std::string device;    // id of the device whose buffer holds it ("cpu", "vulkan:0")
   zen_buffer* buffer = nullptr;
   uint64_t offset = 0;
 
@@ -32,16 +32,16 @@ struct Tensor {
   zen_type type = ZEN_TYPE_F32;
   std::array<int64_t, ZEN_MAX_DIMS> ne{1, 1, 1, 1};
   std::array<uint64_t, ZEN_MAX_DIMS> nb{};
-  std::array<TensorId, ZEN_MAX_SRC> src{kNoTensor, kNoTensor, kNoTensor, kNoTensor, kNoTensor,
-                                        kNoTensor};
+  std::array<TensorId, ZEN_MAX_SRC> src{kNoTensor, kNoTensor, kNoTensor,
+                                        kNoTensor, kNoTensor, kNoTensor};
   // Complete after op creation: optional parameters are filled with their defaults, so a
   // device never has to guess how many the builder was given.
   std::array<int32_t, ZEN_MAX_OP_PARAMS> params{};
-  uint32_t flags = 0;                // zen_tensor_flags
-  TensorId view_src = kNoTensor;     // VIEW: the storage tensor (never itself a view)
-  uint64_t view_offset = 0;          // VIEW: bytes into view_src
+  uint32_t flags = 0;             // zen_tensor_flags
+  TensorId view_src = kNoTensor;  // VIEW: the storage tensor (never itself a view)
+  uint64_t view_offset = 0;       // VIEW: bytes into view_src
   std::string name;
-  Placement placement;               // leaves only (weights)
+  Placement placement;  // leaves only (weights)
 
   bool is_leaf() const { return op == ZEN_OP_NONE; }
   bool is_view() const { return op == ZEN_OP_VIEW; }
@@ -59,7 +59,7 @@ int64_t block_size(zen_type type);
 
 // Packed strides for ne of `type` (nb[0] = bytes per block, as in GGUF).
 std::array<uint64_t, ZEN_MAX_DIMS> contiguous_strides(zen_type type,
-                                                     const std::array<int64_t, ZEN_MAX_DIMS>& ne);
+                                                      const std::array<int64_t, ZEN_MAX_DIMS>& ne);
 
 // Bytes of a packed tensor of this type and shape.
 uint64_t packed_bytes(zen_type type, const std::array<int64_t, ZEN_MAX_DIMS>& ne);

@@ -14,9 +14,9 @@ namespace zen {
 
 struct TypeTraits {
   zen_type type;
-  std::string_view name;   // GGUF spelling: "F32", "Q4_K", ...
-  uint32_t block_size;     // elements per block (1 for plain types)
-  uint32_t block_bytes;    // bytes per block
+  std::string_view name;  // GGUF spelling: "F32", "Q4_K", ...
+  uint32_t block_size;    // elements per block (1 for plain types)
+  uint32_t block_bytes;   // bytes per block
   bool quantized;
 };
 

@@ -18,8 +18,7 @@ namespace {
 
 // Device plugins only (including refused CPU variants, whose reasons explain the ISA choice).
 bool is_device_record(const host::PluginRecord& r) {
-  return r.name.empty() ? r.path.find("cpu-") != std::string::npos
-                        : r.kind == ZEN_KIND_DEVICE;
+  return r.name.empty() ? r.path.find("cpu-") != std::string::npos : r.kind == ZEN_KIND_DEVICE;
 }
 
 }  // namespace

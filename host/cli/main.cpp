@@ -34,7 +34,8 @@ void usage(std::ostream& out) {
         << "\n";
   }
   out << "\nRun 'zen-engine <command> --help' for a command's options.\n"
-         "Environment: ZEN_CONFIG (config file), ZEN_PLUGIN_PATH (extra plugin dirs, ':'-separated),\n"
+         "Environment: ZEN_CONFIG (config file), ZEN_PLUGIN_PATH (extra plugin dirs, "
+         "':'-separated),\n"
          "             ZEN_CPU_VARIANT (force a CPU variant).\n";
 }
 

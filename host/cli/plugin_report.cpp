@@ -26,8 +26,8 @@ std::string shown_kind(const host::PluginRecord& r) {
 json plugins_json(const host::PluginRegistry& registry) {
   json out = {{"search_dirs", registry.search_dirs()}, {"plugins", json::array()}};
   for (const auto& r : registry.records()) {
-    json p = {{"path", r.path},       {"state", host::state_name(r.state)},
-              {"reason", r.reason},   {"score", r.score},
+    json p = {{"path", r.path},          {"state", host::state_name(r.state)},
+              {"reason", r.reason},      {"score", r.score},
               {"probe", r.probe_reason}, {"name", shown_name(r)},
               {"kind", shown_kind(r)}};
     if (!r.name.empty()) {
@@ -45,14 +45,17 @@ void print_plugins(const host::PluginRegistry& registry, std::ostream& out) {
   out << "plugin dirs:";
   for (const auto& d : registry.search_dirs()) out << " " << d;
   out << "\n";
-  out << std::left << std::setw(8) << "STATE" << " " << std::setw(8) << "KIND" << " "
-      << std::setw(18) << "NAME" << " " << std::setw(8) << "VERSION" << " " << std::setw(5)
-      << "SCORE" << " PATH\n";
+  out << std::left << std::setw(8) << "STATE"
+      << " " << std::setw(8) << "KIND"
+      << " " << std::setw(18) << "NAME"
+      << " " << std::setw(8) << "VERSION"
+      << " " << std::setw(5) << "SCORE"
+      << " PATH\n";
   for (const auto& r : registry.records()) {
     out << std::left << std::setw(8) << host::state_name(r.state) << " " << std::setw(8)
         << shown_kind(r) << " " << std::setw(18) << shown_name(r) << " " << std::setw(8)
-        << (r.version.empty() ? "-" : r.version) << " " << std::setw(5) << r.score << " "
-        << r.path << "\n";
+        << (r.version.empty() ? "-" : r.version) << " " << std::setw(5) << r.score << " " << r.path
+        << "\n";
     if (!r.reason.empty()) out << "         " << r.reason << "\n";
   }
 }

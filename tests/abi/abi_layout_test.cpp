@@ -90,7 +90,8 @@ TEST(AbiLayout, HasMemberRespectsStructSize) {
   zen_device_v1 t{};
   t.h = ZEN_HDR_INIT(zen_device_v1);
   EXPECT_TRUE(ZEN_HAS_MEMBER(&t, zen_device_v1, get_proc));
-  t.h.struct_size = offsetof(zen_device_v1, buffer_wrap_host);  // an ABI 1.0 table without optionals
+  t.h.struct_size =
+      offsetof(zen_device_v1, buffer_wrap_host);  // an ABI 1.0 table without optionals
   EXPECT_TRUE(ZEN_HAS_MEMBER(&t, zen_device_v1, synchronize));
   EXPECT_FALSE(ZEN_HAS_MEMBER(&t, zen_device_v1, buffer_wrap_host));
 }

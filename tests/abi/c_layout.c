@@ -8,13 +8,20 @@
 
 size_t zen_c_layout(int which) {
   switch (which) {
-    case 0: return sizeof(zen_tensor);
-    case 1: return sizeof(zen_device_v1);
-    case 2: return sizeof(zen_device_props);
-    case 3: return sizeof(zen_plugin_desc);
-    case 4: return sizeof(zen_host_api);
-    case 5: return offsetof(zen_tensor, name);
-    case 6: return sizeof(zen_arch_v1);
+    case 0:
+      return sizeof(zen_tensor);
+    case 1:
+      return sizeof(zen_device_v1);
+    case 2:
+      return sizeof(zen_device_props);
+    case 3:
+      return sizeof(zen_plugin_desc);
+    case 4:
+      return sizeof(zen_host_api);
+    case 5:
+      return offsetof(zen_tensor, name);
+    case 6:
+      return sizeof(zen_arch_v1);
   }
   return 0;
 }

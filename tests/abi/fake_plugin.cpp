@@ -77,7 +77,8 @@ const device_v1_newer kTable = make_table();
 }  // namespace
 
 extern "C" ZEN_EXPORT uint32_t zen_plugin_probe(char* reason, size_t len) {
-  std::snprintf(reason, len, "%s", FAKE_SCORE ? "fake hardware present" : "fake: needs imaginary hardware");
+  std::snprintf(reason, len, "%s",
+                FAKE_SCORE ? "fake hardware present" : "fake: needs imaginary hardware");
   return FAKE_SCORE;
 }
 

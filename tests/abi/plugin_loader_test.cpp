@@ -93,8 +93,7 @@ TEST_F(PluginLoaderTest, ScoreZeroRefusedWithProbeReason) {
 TEST_F(PluginLoaderTest, NullOptionalMembersAccepted) {
   const auto& r = record("zen-fake-null-optional.so");
   EXPECT_EQ(r.state, PluginState::loaded) << r.reason;
-  EXPECT_NE(r.reason.find("optional members absent: buffer_wrap_host, get_proc"),
-            std::string::npos)
+  EXPECT_NE(r.reason.find("optional members absent: buffer_wrap_host, get_proc"), std::string::npos)
       << r.reason;
 }
 
@@ -126,8 +125,7 @@ TEST_F(PluginLoaderTest, CorruptAndTruncatedFilesRefused) {
 }
 
 TEST_F(PluginLoaderTest, NonPluginFilesIgnored) {
-  for (const auto& r : registry_->records())
-    EXPECT_NE(fs::path(r.path).filename(), "README.txt");
+  for (const auto& r : registry_->records()) EXPECT_NE(fs::path(r.path).filename(), "README.txt");
 }
 
 TEST_F(PluginLoaderTest, SameNameCompetesByScore) {

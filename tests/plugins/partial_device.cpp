@@ -22,9 +22,8 @@ TestBuffer& buf(zen_buffer* b) {
 
 void check_range(const TestBuffer& b, uint64_t off, uint64_t n) {
   if (off > b.bytes.size() || n > b.bytes.size() - off)
-    throw zen::Error(ZEN_ERR_INVALID_ARG, "testdev: access of " + std::to_string(n) +
-                                              " bytes at " + std::to_string(off) +
-                                              " runs past the buffer");
+    throw zen::Error(ZEN_ERR_INVALID_ARG, "testdev: access of " + std::to_string(n) + " bytes at " +
+                                              std::to_string(off) + " runs past the buffer");
 }
 
 // The device reads tensors from its own buffers; it never sees (or wants) host addresses.

@@ -40,8 +40,8 @@ void check_range(const Buffer& b, uint64_t off, uint64_t bytes, const char* what
 char* address(const zen_tensor& t) {
   if (t.data) return static_cast<char*>(t.data);
   if (t.buffer) return static_cast<char*>(buffer(t.buffer).ptr) + t.offset;
-  throw zen::Error(ZEN_ERR_INVALID_ARG, std::string("cpu: tensor '") + (t.name ? t.name : "") +
-                                            "' has no memory");
+  throw zen::Error(ZEN_ERR_INVALID_ARG,
+                   std::string("cpu: tensor '") + (t.name ? t.name : "") + "' has no memory");
 }
 
 uint64_t sysconf_bytes(int name) {
@@ -73,8 +73,8 @@ zen_buffer* CpuDevice::alloc(uint64_t bytes) {
   const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
   void* p = std::aligned_alloc(kAlign, rounded);
   if (!p)
-    throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, "cpu: cannot allocate " + std::to_string(bytes) +
-                                                " bytes");
+    throw zen::Error(ZEN_ERR_OUT_OF_MEMORY,
+                     "cpu: cannot allocate " + std::to_string(bytes) + " bytes");
   return reinterpret_cast<zen_buffer*>(new Buffer{p, bytes, true});
 }
 
@@ -109,9 +109,9 @@ void CpuDevice::compute(const zen_graph& g) {
     const int32_t node = g.nodes[n];
     KernelFn fn = find_kernel(g, node);
     if (!fn)
-      throw zen::Error(ZEN_ERR_UNSUPPORTED, "cpu: no kernel for node " + std::to_string(node) +
-                                                " (op " +
-                                                std::to_string(zen_graph_tensor(&g, node)->op) + ")");
+      throw zen::Error(ZEN_ERR_UNSUPPORTED,
+                       "cpu: no kernel for node " + std::to_string(node) + " (op " +
+                           std::to_string(zen_graph_tensor(&g, node)->op) + ")");
     const zen_tensor& t = *zen_graph_tensor(&g, node);
     if (t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW) continue;
     KernelArgs args{&t, address(t), {}, {}};

@@ -32,7 +32,7 @@ inline uint16_t f32_to_f16(float f) {
   if (ax > 0x7f800000u)  // NaN: keep it quiet and keep the top payload bits
     return sign | 0x7e00u | static_cast<uint16_t>((ax >> 13) & 0x3ffu);
   if (ax >= 0x477ff000u) return sign | 0x7c00u;  // >= 65520 rounds to infinity
-  if (ax < 0x38800000u) {                         // below 2^-14: subnormal half or zero
+  if (ax < 0x38800000u) {                        // below 2^-14: subnormal half or zero
     const uint32_t e = ax >> 23;
     if (e < 102) return sign;  // below 2^-25 (and 2^-25 itself ties to even zero)
     const uint32_t m = (ax & 0x7fffffu) | 0x800000u;
@@ -49,11 +49,14 @@ inline uint16_t f32_to_f16(float f) {
   return sign | static_cast<uint16_t>(r);
 }
 
-inline float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+inline float bf16_to_f32(uint16_t h) {
+  return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+}
 
 inline uint16_t f32_to_bf16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   x += 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>(x >> 16);
 }
@@ -65,10 +68,16 @@ inline float to_f32(bf16_t v) { return bf16_to_f32(v.bits); }
 template <class T>
 T from_f32(float f);
 template <>
-inline float from_f32<float>(float f) { return f; }
+inline float from_f32<float>(float f) {
+  return f;
+}
 template <>
-inline f16_t from_f32<f16_t>(float f) { return {f32_to_f16(f)}; }
+inline f16_t from_f32<f16_t>(float f) {
+  return {f32_to_f16(f)};
+}
 template <>
-inline bf16_t from_f32<bf16_t>(float f) { return {f32_to_bf16(f)}; }
+inline bf16_t from_f32<bf16_t>(float f) {
+  return {f32_to_bf16(f)};
+}
 
 }  // namespace ZEN_CPU_NS

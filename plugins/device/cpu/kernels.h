@@ -31,7 +31,7 @@ struct KernelEntry {
 
 // Each family lists its kernels in a constant table (no static initializers: the plugin is
 // loaded before anyone knows whether this CPU can run the variant's code).
-std::span<const KernelEntry> copy_kernels();    // none, view, cpy, get_rows
+std::span<const KernelEntry> copy_kernels();  // none, view, cpy, get_rows
 std::span<const KernelEntry> matmul_kernels();
 std::span<const KernelEntry> binary_kernels();  // add, mul
 std::span<const KernelEntry> unary_kernels();   // scale, silu

@@ -36,14 +36,15 @@ void get_rows(const KernelArgs& a, int ith, int nth) {
     // instead of throwing.)
     if (id < 0 || id >= table.ne[1])
       throw zen::Error(ZEN_ERR_INVALID_ARG, "get_rows: row id " + std::to_string(id) +
-                                                " is outside 0.." + std::to_string(table.ne[1] - 1));
+                                                " is outside 0.." +
+                                                std::to_string(table.ne[1] - 1));
     for (int64_t k = 0; k < dst.ne[0]; ++k)
-      store<float>(at(a.d, dst, k, i.i1, i.i2, i.i3), load<S>(at(a.s[0], table, k, id, i.i2, i.i3)));
+      store<float>(at(a.d, dst, k, i.i1, i.i2, i.i3),
+                   load<S>(at(a.s[0], table, k, id, i.i2, i.i3)));
   }
 }
 
-constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16,
-                   I32 = ZEN_TYPE_I32;
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
 
 constexpr KernelEntry kKernels[] = {
     {ZEN_OP_NONE, kAnyType, kAnyType, kAnyType, nothing},

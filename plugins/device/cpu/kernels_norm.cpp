@@ -45,7 +45,8 @@ void softmax(const KernelArgs& k, int ith, int nth) {
     float max = -std::numeric_limits<float>::infinity();
     for (int64_t i0 = 0; i0 < x.ne[0]; ++i0) max = std::max(max, value(i0));
     if (max == -std::numeric_limits<float>::infinity()) {  // fully masked: no valid column
-      for (int64_t i0 = 0; i0 < x.ne[0]; ++i0) store<float>(at(k.d, dst, i0, i.i1, i.i2, i.i3), 0.0f);
+      for (int64_t i0 = 0; i0 < x.ne[0]; ++i0)
+        store<float>(at(k.d, dst, i0, i.i1, i.i2, i.i3), 0.0f);
       continue;
     }
     double sum = 0.0;

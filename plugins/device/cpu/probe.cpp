@@ -34,7 +34,7 @@ ZEN_PLUGIN_PROBE(reason, reason_len) {
     std::string_view name = required.substr(0, comma);
     required = comma == std::string_view::npos ? std::string_view{} : required.substr(comma + 1);
     auto feature = zen::hw::feature_by_name(name);
-    std::string why = !feature                         ? "unknown feature name"
+    std::string why = !feature                          ? "unknown feature name"
                       : !zen::hw::usable(cpu, *feature) ? why_unusable(cpu, *feature)
                                                         : "";
     if (!why.empty()) missing += (missing.empty() ? "" : "; ") + std::string(name) + ": " + why;

@@ -17,8 +17,7 @@ inline const char* at(const char* base, const zen_tensor& t, int64_t i0, int64_t
   return base + i0 * static_cast<int64_t>(t.nb[0]) + i1 * static_cast<int64_t>(t.nb[1]) +
          i2 * static_cast<int64_t>(t.nb[2]) + i3 * static_cast<int64_t>(t.nb[3]);
 }
-inline char* at(char* base, const zen_tensor& t, int64_t i0, int64_t i1, int64_t i2,
-                int64_t i3) {
+inline char* at(char* base, const zen_tensor& t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
   return const_cast<char*>(at(static_cast<const char*>(base), t, i0, i1, i2, i3));
 }
 

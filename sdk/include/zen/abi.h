@@ -48,10 +48,11 @@ typedef struct zen_hdr {
   uint16_t abi_minor;
 } zen_hdr;
 
-#define ZEN_HDR_INIT(type) {(uint32_t)sizeof(type), ZEN_ABI_MAJOR, ZEN_ABI_MINOR}
+#define ZEN_HDR_INIT(type) \
+  { (uint32_t)sizeof(type), ZEN_ABI_MAJOR, ZEN_ABI_MINOR }
 
 /* True when `ptr` (a struct starting with zen_hdr) was written with `member` present. */
-#define ZEN_HAS_MEMBER(ptr, type, member)                                                      \
+#define ZEN_HAS_MEMBER(ptr, type, member) \
   ((ptr)->h.struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
 
 typedef enum zen_status {
@@ -129,13 +130,12 @@ typedef void (*zen_plugin_shutdown_fn)(void);
 #else
 #define ZEN_EXTERN_C
 #endif
-#define ZEN_PLUGIN_PROBE(reason, len)                                                          \
-  ZEN_EXTERN_C ZEN_PLUGIN_API uint32_t ZEN_PLUGIN_SYMBOL(zen_plugin_probe)(char* reason,      \
-                                                                           size_t len)
-#define ZEN_PLUGIN_INIT(host, out)                                                             \
-  ZEN_EXTERN_C ZEN_PLUGIN_API zen_status ZEN_PLUGIN_SYMBOL(zen_plugin_init)(                   \
+#define ZEN_PLUGIN_PROBE(reason, len) \
+  ZEN_EXTERN_C ZEN_PLUGIN_API uint32_t ZEN_PLUGIN_SYMBOL(zen_plugin_probe)(char* reason, size_t len)
+#define ZEN_PLUGIN_INIT(host, out)                                           \
+  ZEN_EXTERN_C ZEN_PLUGIN_API zen_status ZEN_PLUGIN_SYMBOL(zen_plugin_init)( \
       const zen_host_api* host, zen_plugin_desc* out)
-#define ZEN_PLUGIN_SHUTDOWN()                                                                  \
+#define ZEN_PLUGIN_SHUTDOWN() \
   ZEN_EXTERN_C ZEN_PLUGIN_API void ZEN_PLUGIN_SYMBOL(zen_plugin_shutdown)(void)
 
 #ifdef __cplusplus

@@ -23,7 +23,7 @@ typedef enum zen_hparam_type {
 } zen_hparam_type;
 
 typedef struct zen_hparam_desc {
-  const char* key;  /* GGUF key; "{arch}" is replaced by general.architecture */
+  const char* key; /* GGUF key; "{arch}" is replaced by general.architecture */
   zen_hparam_type type;
   int required;         /* 1: a model without it is refused, naming the key */
   double default_value; /* used when not required and absent */

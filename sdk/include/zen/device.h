@@ -15,16 +15,16 @@ typedef struct zen_device zen_device; /* plugin-owned, opaque to the host */
 
 typedef enum zen_device_type {
   ZEN_DEVICE_CPU = 1,
-  ZEN_DEVICE_GPU = 2,      /* discrete */
-  ZEN_DEVICE_IGPU = 3,     /* integrated, shares host memory */
-  ZEN_DEVICE_ACCEL = 4,    /* other accelerators */
-  ZEN_DEVICE_SOFTWARE = 5  /* a GPU API implemented on the CPU (llvmpipe, PoCL CPU) */
+  ZEN_DEVICE_GPU = 2,     /* discrete */
+  ZEN_DEVICE_IGPU = 3,    /* integrated, shares host memory */
+  ZEN_DEVICE_ACCEL = 4,   /* other accelerators */
+  ZEN_DEVICE_SOFTWARE = 5 /* a GPU API implemented on the CPU (llvmpipe, PoCL CPU) */
 } zen_device_type;
 
 typedef struct zen_device_props {
   zen_hdr h;
-  char name[64];          /* "cpu", "llvmpipe (LLVM 15.0.6, 256 bits)" */
-  char description[256];  /* one line: what it is and how it is driven */
+  char name[64];         /* "cpu", "llvmpipe (LLVM 15.0.6, 256 bits)" */
+  char description[256]; /* one line: what it is and how it is driven */
   zen_device_type type;
   uint64_t memory_total;  /* bytes usable for buffers; 0 = unknown */
   uint64_t memory_free;   /* bytes; 0 = unknown */

@@ -53,8 +53,8 @@ zen_device_v1 device_table() {
       zen_device_props p{};
       p.h = ZEN_HDR_INIT(zen_device_props);
       Provider::props(index, p);
-      uint32_t n = out->h.struct_size && out->h.struct_size < sizeof p ? out->h.struct_size
-                                                                       : sizeof p;
+      uint32_t n =
+          out->h.struct_size && out->h.struct_size < sizeof p ? out->h.struct_size : sizeof p;
       std::memcpy(out, &p, n);
       out->h.struct_size = n;
     });

@@ -37,10 +37,10 @@ typedef enum zen_op {
   ZEN_OP_SOFTMAX = 11,   /* over ne[0]; optional src1 mask; params: f32 scale */
   ZEN_OP_ATTENTION = 12, /* q, k, v, optional mask; params: zen_attention_params */
   ZEN_OP_SILU = 13,
-  ZEN_OP_GELU = 14,      /* params: i32 0 = tanh approximation, 1 = erf */
-  ZEN_OP_GLU = 15,       /* act(src0) * src1; params: i32 0 = swiglu, 1 = geglu-tanh, 2 = geglu-erf */
-  ZEN_OP_ARGSORT = 16,   /* over ne[0]; params: i32 0 = ascending, 1 = descending -> I32 */
-  ZEN_OP_TOP_K = 17,     /* over ne[0]; params: i32 k -> I32 indices */
+  ZEN_OP_GELU = 14,    /* params: i32 0 = tanh approximation, 1 = erf */
+  ZEN_OP_GLU = 15,     /* act(src0) * src1; params: i32 0 = swiglu, 1 = geglu-tanh, 2 = geglu-erf */
+  ZEN_OP_ARGSORT = 16, /* over ne[0]; params: i32 0 = ascending, 1 = descending -> I32 */
+  ZEN_OP_TOP_K = 17,   /* over ne[0]; params: i32 k -> I32 indices */
   ZEN_OP_CONV1D = 18,
   ZEN_OP_CONV2D = 19,
   ZEN_OP_CONV_TRANSPOSE1D = 20,
@@ -66,13 +66,13 @@ typedef struct zen_tensor {
   uint32_t type; /* zen_type of this tensor's elements */
   int64_t ne[ZEN_MAX_DIMS];
   uint64_t nb[ZEN_MAX_DIMS];
-  int32_t src[ZEN_MAX_SRC];            /* indices into the graph's tensors, -1 = none */
-  int32_t params[ZEN_MAX_OP_PARAMS];   /* op parameters; floats stored bit-cast */
-  uint32_t flags;                      /* zen_tensor_flags */
-  int32_t view_src;                    /* ZEN_OP_VIEW: the tensor whose memory this aliases */
-  uint64_t view_offset;                /* ZEN_OP_VIEW: byte offset into view_src */
-  zen_buffer* buffer;                  /* where the data lives (set by the graph scheduler) */
-  uint64_t offset;                     /* byte offset into buffer */
+  int32_t src[ZEN_MAX_SRC];          /* indices into the graph's tensors, -1 = none */
+  int32_t params[ZEN_MAX_OP_PARAMS]; /* op parameters; floats stored bit-cast */
+  uint32_t flags;                    /* zen_tensor_flags */
+  int32_t view_src;                  /* ZEN_OP_VIEW: the tensor whose memory this aliases */
+  uint64_t view_offset;              /* ZEN_OP_VIEW: byte offset into view_src */
+  zen_buffer* buffer;                /* where the data lives (set by the graph scheduler) */
+  uint64_t offset;                   /* byte offset into buffer */
   void* data; /* host address of the data when the buffer is host-visible, else NULL */
   const char* name;
 } zen_tensor;

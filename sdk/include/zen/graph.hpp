@@ -44,8 +44,8 @@ class Graph {
   // ---- ops (shape rules: core/graph/infer.h) ------------------------------------------------
   zen_t op(zen_op op, std::initializer_list<zen_t> srcs,
            std::initializer_list<int32_t> params = {}) {
-    return check(api_->op(b_, op, srcs.begin(), static_cast<uint32_t>(srcs.size()),
-                          params.begin(), static_cast<uint32_t>(params.size())));
+    return check(api_->op(b_, op, srcs.begin(), static_cast<uint32_t>(srcs.size()), params.begin(),
+                          static_cast<uint32_t>(params.size())));
   }
   zen_t get_rows(zen_t table, zen_t ids) { return op(ZEN_OP_GET_ROWS, {table, ids}); }
   // a [K, M] (weight) x b [K, N, ...] -> [M, N, ...]
@@ -73,8 +73,7 @@ class Graph {
   zen_t attention(zen_t q, zen_t k, zen_t v, float scale = NAN, float softcap = 0.0f) {
     return attention_impl({q, k, v}, scale, softcap);
   }
-  zen_t attention(zen_t q, zen_t k, zen_t v, zen_t mask, float scale = NAN,
-                  float softcap = 0.0f) {
+  zen_t attention(zen_t q, zen_t k, zen_t v, zen_t mask, float scale = NAN, float softcap = 0.0f) {
     return attention_impl({q, k, v, mask}, scale, softcap);
   }
   // A packed copy, converted to `type`.

@@ -88,12 +88,12 @@ inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_
 // Defines the three entry points. `probe_expr` is an expression of type uint32_t with
 // `reason` and `reason_len` in scope; `shutdown_stmt` runs at shutdown.
 #define ZEN_DEFINE_PLUGIN(kind, name, version, variant, vtable_ptr, probe_expr, shutdown_stmt) \
-  ZEN_PLUGIN_PROBE(reason, reason_len) {                                                     \
-    (void)reason;                                                                            \
-    (void)reason_len;                                                                        \
-    return (probe_expr);                                                                     \
-  }                                                                                          \
-  ZEN_PLUGIN_INIT(host, out) {                                                               \
-    return ::zen::fill_desc(host, out, kind, name, version, variant, vtable_ptr);            \
-  }                                                                                          \
+  ZEN_PLUGIN_PROBE(reason, reason_len) {                                                       \
+    (void)reason;                                                                              \
+    (void)reason_len;                                                                          \
+    return (probe_expr);                                                                       \
+  }                                                                                            \
+  ZEN_PLUGIN_INIT(host, out) {                                                                 \
+    return ::zen::fill_desc(host, out, kind, name, version, variant, vtable_ptr);              \
+  }                                                                                            \
   ZEN_PLUGIN_SHUTDOWN() { shutdown_stmt; }

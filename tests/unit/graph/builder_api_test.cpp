@@ -88,8 +88,9 @@ TEST_F(BuilderApi, ErrorsComeBackThroughLastError) {
   // Feeding the failed handle on says where it came from.
   zen_t chained[1] = {bad};
   EXPECT_LT(api->op(b, ZEN_OP_SILU, chained, 1, nullptr, 0), 0);
-  EXPECT_NE(std::string(api->last_error(b)).find("silu: src0 is an error handle (-1) from: "
-                                                 "matmul: src0 [8, 4]"),
+  EXPECT_NE(std::string(api->last_error(b))
+                .find("silu: src0 is an error handle (-1) from: "
+                      "matmul: src0 [8, 4]"),
             std::string::npos)
       << api->last_error(b);
 
@@ -110,7 +111,7 @@ TEST_F(BuilderApi, WrapperBuildsAndRunsAGraph) {
   ZEN_REQUIRE_DEVICES();
   zen::Graph zg(api, b);
   zen_t x = zg.input("x", ZEN_TYPE_F32, {8, 3});
-  zen_t h = zg.matmul(zg.weight("w"), x);           // [4, 3]
+  zen_t h = zg.matmul(zg.weight("w"), x);  // [4, 3]
   zen_t y = zg.rms_norm(zg.silu(h), zg.weight("gain"), 1e-5f);
   zen_t t = zg.cpy(zg.permute(y, {1, 0, 2, 3}), ZEN_TYPE_F32);  // [3, 4]
   EXPECT_EQ(zg.shape(t), (zen::Graph::Dims{3, 4, 1, 1}));

@@ -21,9 +21,8 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& want
                   const std::vector<double>& scale, double rel, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_LE(std::abs(got[i] - want[i]), rel * scale[i] + 1e-30) << what << " at " << i
-                                                                  << ": got " << got[i]
-                                                                  << ", want " << want[i];
+    ASSERT_LE(std::abs(got[i] - want[i]), rel * scale[i] + 1e-30)
+        << what << " at " << i << ": got " << got[i] << ", want " << want[i];
 }
 
 class CpuKernels : public ::testing::Test {
@@ -36,9 +35,8 @@ struct MatmulCase {
 };
 
 // out[m, n, b2, b3] = sum_k a[k, m, b2 / (B2 / A2), b3 / (B3 / A3)] * b[k, n, b2, b3]
-void reference_matmul(const MatmulCase& c, const std::vector<float>& a,
-                      const std::vector<float>& b, std::vector<double>& out,
-                      std::vector<double>& mag) {
+void reference_matmul(const MatmulCase& c, const std::vector<float>& a, const std::vector<float>& b,
+                      std::vector<double>& out, std::vector<double>& mag) {
   out.assign(c.M * c.N * c.B2 * c.B3, 0.0);
   mag.assign(out.size(), 0.0);
   for (int64_t b3 = 0; b3 < c.B3; ++b3)
@@ -60,12 +58,12 @@ void reference_matmul(const MatmulCase& c, const std::vector<float>& a,
 }
 
 const MatmulCase kMatmulCases[] = {
-    {1, 1, 1, 1, 1, 1, 1},      // everything 1
-    {1, 7, 3, 1, 1, 1, 1},      // K = 1
-    {64, 1, 1, 1, 1, 1, 1},     // one output row, one column
-    {257, 33, 5, 1, 1, 1, 1},   // odd K, M, N
-    {17, 5, 3, 1, 3, 1, 1},     // one weight for three batches
-    {9, 4, 2, 2, 4, 1, 2},      // broadcast in dims 2 and 3
+    {1, 1, 1, 1, 1, 1, 1},     // everything 1
+    {1, 7, 3, 1, 1, 1, 1},     // K = 1
+    {64, 1, 1, 1, 1, 1, 1},    // one output row, one column
+    {257, 33, 5, 1, 1, 1, 1},  // odd K, M, N
+    {17, 5, 3, 1, 3, 1, 1},    // one weight for three batches
+    {9, 4, 2, 2, 4, 1, 2},     // broadcast in dims 2 and 3
 };
 
 TEST_F(CpuKernels, MatmulF32MatchesDoubleReference) {
@@ -81,8 +79,7 @@ TEST_F(CpuKernels, MatmulF32MatchesDoubleReference) {
     auto got = r.in("a", a).in("b", b).go().out("out");
     std::vector<double> want, mag;
     reference_matmul(c, a, b, want, mag);
-    expect_close(got, want, mag, 1e-6,
-                 "K=" + std::to_string(c.K) + " M=" + std::to_string(c.M));
+    expect_close(got, want, mag, 1e-6, "K=" + std::to_string(c.K) + " M=" + std::to_string(c.M));
   }
 }
 
@@ -158,8 +155,8 @@ TEST_F(CpuKernels, ScaleAndSilu) {
   Graph g;
   TensorId t = g.input("x", ZEN_TYPE_F32, V{25, 2});
   std::vector<TensorId> src{t};
-  g.output(g.op(ZEN_OP_SCALE, src, std::vector<int32_t>{graph::param_bits(-1.5f),
-                                                        graph::param_bits(0.25f)}),
+  g.output(g.op(ZEN_OP_SCALE, src,
+                std::vector<int32_t>{graph::param_bits(-1.5f), graph::param_bits(0.25f)}),
            "scaled");
   g.output(g.op(ZEN_OP_SILU, src), "silu");
   Runner r(cpu_only(), std::move(g));
@@ -178,9 +175,9 @@ TEST_F(CpuKernels, RmsNorm) {
   auto x = random_floats(n * rows, 14, -3.0f, 3.0f);
   Graph g;
   TensorId t = g.input("x", ZEN_TYPE_F32, V{n, rows});
-  g.output(g.op(ZEN_OP_RMS_NORM, std::vector<TensorId>{t},
-                std::vector<int32_t>{graph::param_bits(eps)}),
-           "y");
+  g.output(
+      g.op(ZEN_OP_RMS_NORM, std::vector<TensorId>{t}, std::vector<int32_t>{graph::param_bits(eps)}),
+      "y");
   Runner r(cpu_only(), std::move(g));
   auto y = r.in("x", x).go().out("y");
   for (int64_t row = 0; row < rows; ++row) {
@@ -307,8 +304,8 @@ TEST_F(CpuKernels, CpyF32ToF16RoundsToNearestEven) {
     std::memcpy(&v, &bits, 4);
     x.push_back(v);
   }
-  for (float v : {0.0f, -0.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, 5.96e-8f, 2.98e-8f,
-                  2.99e-8f, 6.1e-5f, INFINITY, -INFINITY, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f})
+  for (float v : {0.0f, -0.0f, 65504.0f, 65519.99f, 65520.0f, 1e9f, 5.96e-8f, 2.98e-8f, 2.99e-8f,
+                  6.1e-5f, INFINITY, -INFINITY, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f})
     x.push_back(v);
   x.resize(x.size() + (4 - x.size() % 4) % 4, 1.0f);
   Graph g;
@@ -344,7 +341,8 @@ TEST_F(CpuKernels, PermuteThenCpyGathersStridedView) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t a = 0; a < A; ++a)
       for (int64_t c = 0; c < C; ++c)
-        ASSERT_EQ(f16_value(y[(b * A + a) * C + c]), f16_value(to_f16({x[(c * B + b) * A + a]})[0]));
+        ASSERT_EQ(f16_value(y[(b * A + a) * C + c]),
+                  f16_value(to_f16({x[(c * B + b) * A + a]})[0]));
 }
 
 TEST_F(CpuKernels, SupportsExactlyTheRegisteredTypes) {
@@ -356,9 +354,10 @@ TEST_F(CpuKernels, SupportsExactlyTheRegisteredTypes) {
   TensorId yes = g.op(ZEN_OP_MATMUL, std::vector<TensorId>{f16, f32});
   TensorId no_q = g.op(ZEN_OP_MATMUL, std::vector<TensorId>{q4, f32});
   TensorId no_add16 = g.op(ZEN_OP_ADD, std::vector<TensorId>{f16, f16});
-  TensorId no_rope = g.op(ZEN_OP_ROPE, std::vector<TensorId>{g.reshape(f32, V{32, 1, 2}),
-                                                             g.input("pos", ZEN_TYPE_I32, V{2})},
-                          std::vector<int32_t>{32});
+  TensorId no_rope =
+      g.op(ZEN_OP_ROPE,
+           std::vector<TensorId>{g.reshape(f32, V{32, 1, 2}), g.input("pos", ZEN_TYPE_I32, V{2})},
+           std::vector<int32_t>{32});
   graph::Lowered all = graph::lower_all(g);
   EXPECT_TRUE(cpu.table->supports_op(cpu.dev, all.graph(), yes));
   EXPECT_FALSE(cpu.table->supports_op(cpu.dev, all.graph(), no_q));

@@ -20,9 +20,7 @@ class Shapes : public ::testing::Test {
  protected:
   TensorId in(zen_type type, V ne) { return g.input("t" + std::to_string(n++), type, ne); }
   TensorId f32(V ne) { return in(ZEN_TYPE_F32, std::move(ne)); }
-  TensorId op(zen_op o, std::vector<TensorId> srcs, P params = {}) {
-    return g.op(o, srcs, params);
-  }
+  TensorId op(zen_op o, std::vector<TensorId> srcs, P params = {}) { return g.op(o, srcs, params); }
   Dims ne(TensorId t) { return g.tensor(t).ne; }
   zen_type type(TensorId t) { return g.tensor(t).type; }
   // The message of the error op() throws, or "" when it does not throw.
@@ -194,8 +192,7 @@ TEST_F(Shapes, OpSpecificShapeErrors) {
             "concat: src0 [4, 3] and src1 [5, 3] disagree in dim 0 (4 vs 5)");
   EXPECT_EQ(error(ZEN_OP_GLU, {f32({4, 3}), f32({4})}),
             "glu: src0 [4, 3] and src1 [4] must have the same shape");
-  EXPECT_EQ(error(ZEN_OP_MATMUL_ID,
-                  {f32({64, 32, 8}), f32({64, 3, 5}), in(ZEN_TYPE_I32, {2, 5})}),
+  EXPECT_EQ(error(ZEN_OP_MATMUL_ID, {f32({64, 32, 8}), f32({64, 3, 5}), in(ZEN_TYPE_I32, {2, 5})}),
             "matmul_id: src1 [64, 3, 5] and src2 [2, 5] disagree in experts used per token "
             "(3 vs 2)");
   EXPECT_EQ(error(ZEN_OP_MATMUL, {in(ZEN_TYPE_Q4_0, {64, 4}), f32({64, 2})}), "")

@@ -136,8 +136,8 @@ class Plugins {
 };
 
 // Skips nothing: a test that needs a device fails (with the reason) when it did not load.
-#define ZEN_REQUIRE_DEVICES()                                                                  \
-  ASSERT_TRUE(::zen::test::Plugins::get().cpu().dev && ::zen::test::Plugins::get().testdev().dev) \
+#define ZEN_REQUIRE_DEVICES()                                                                    \
+  ASSERT_TRUE(::zen::test::Plugins::get().cpu().dev&& ::zen::test::Plugins::get().testdev().dev) \
       << ::zen::test::Plugins::get().error()
 
 }  // namespace zen::test

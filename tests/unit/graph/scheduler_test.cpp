@@ -108,7 +108,8 @@ TEST_F(Pipeline, PartialDeviceTakesAddAndMulWithCopiesAround) {
   EXPECT_EQ(c[seg[1].copies[1]].from, graph::kHostMemory);
   EXPECT_EQ(c[seg[2].copies[0]].tensor, n.m);
   EXPECT_EQ(c[seg[2].copies[0]].to, cpu);
-  EXPECT_EQ(s.partition().home[s.graph().find("ids")], cpu) << "inputs live with their first reader";
+  EXPECT_EQ(s.partition().home[s.graph().find("ids")], cpu)
+      << "inputs live with their first reader";
 }
 
 TEST_F(Pipeline, PreferenceOrderDecides) {
@@ -313,7 +314,8 @@ TEST(Scheduler, WeightOnAnUnknownDeviceIsRefused) {
     s.plan(std::move(g));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.message, "weight 'w' lives on device 'vulkan:0', which the scheduler was not given");
+    EXPECT_EQ(e.message,
+              "weight 'w' lives on device 'vulkan:0', which the scheduler was not given");
   }
 }
 

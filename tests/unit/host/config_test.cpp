@@ -29,7 +29,8 @@ TEST(Config, FullExampleParses) {
     "cpu": {"variant": "avx2", "threads": 2, "pinning": "none"},
     "log": {"level": "debug"},
     "device": {"vulkan": {"heap_mb": 512}}
-  })", "x.json");
+  })",
+                          "x.json");
   EXPECT_EQ(c.plugin_paths, std::vector<std::string>{"/opt/zen/plugins"});
   EXPECT_EQ(c.devices, (std::vector<std::string>{"vulkan:0", "cpu"}));
   EXPECT_EQ(c.cpu_variant, "avx2");
