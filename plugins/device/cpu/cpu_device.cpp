@@ -107,8 +107,8 @@ void CpuDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t bytes)
 void CpuDevice::compute(const zen_graph& g) {
   for (uint32_t n = 0; n < g.n_nodes; ++n) {
     const int32_t node = g.nodes[n];
-    KernelFn fn = find_kernel(g, node);
-    if (!fn)
+    const KernelEntry* k = find_kernel(g, node);
+    if (!k)
       throw zen::Error(ZEN_ERR_UNSUPPORTED,
                        "cpu: no kernel for node " + std::to_string(node) + " (op " +
                            std::to_string(zen_graph_tensor(&g, node)->op) + ")");
@@ -120,8 +120,18 @@ void CpuDevice::compute(const zen_graph& g) {
       args.src[i] = zen_graph_tensor(&g, t.src[i]);
       args.s[i] = address(*args.src[i]);
     }
-    fn(args, 0, 1);
+    if (k->work_size) {
+      args.work_size = k->work_size(t, args.src, 1);
+      if (work_.size() < args.work_size + 64) work_.resize(args.work_size + 64);
+      args.work = work_.data() + (64 - reinterpret_cast<uintptr_t>(work_.data()) % 64) % 64;
+    }
+    k->fn(args, 0, 1);
   }
+}
+
+void sync_threads(const KernelArgs& a) {
+  // One thread until the pool lands: nothing to wait for.
+  (void)a;
 }
 
 }  // namespace ZEN_CPU_NS

@@ -4,6 +4,8 @@
 
 #include <zen/device.hpp>
 
+#include <vector>
+
 namespace ZEN_CPU_NS {
 
 class CpuDevice final : public zen::Device {
@@ -19,6 +21,9 @@ class CpuDevice final : public zen::Device {
   void compute(const zen_graph& g) override;
   void synchronize() override {}
   zen_buffer* wrap_host(void* ptr, uint64_t bytes) override;
+
+ private:
+  std::vector<unsigned char> work_;  // kernels' shared scratch, grown to the largest need
 };
 
 }  // namespace ZEN_CPU_NS

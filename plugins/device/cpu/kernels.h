@@ -12,14 +12,26 @@
 
 namespace ZEN_CPU_NS {
 
+class Barrier;  // all threads of one node's kernel call wait(); see thread_pool.h
+
 struct KernelArgs {
   const zen_tensor* dst;
   char* d;  // dst's first element
   const zen_tensor* src[ZEN_MAX_SRC];
   const char* s[ZEN_MAX_SRC];  // each source's first element (nullptr when absent)
+  // Scratch shared by the node's threads (at least the entry's work_size bytes, 64-aligned):
+  // e.g. a matmul quantizes its activations here once, then every thread reads them.
+  void* work = nullptr;
+  uint64_t work_size = 0;
+  Barrier* barrier = nullptr;  // nullptr when nth == 1
 };
 
 using KernelFn = void (*)(const KernelArgs& a, int ith, int nth);
+// Scratch bytes a kernel needs for this node when run on nth threads (0: none).
+using WorkSizeFn = uint64_t (*)(const zen_tensor& dst, const zen_tensor* const* src, int nth);
+
+// Waits until every thread of the current node reached this point (no-op on one thread).
+void sync_threads(const KernelArgs& a);
 
 inline constexpr uint32_t kAnyType = 0xffffffffu;  // matches every type and absent sources
 inline constexpr uint32_t kNoSrc = 0xfffffffeu;    // the source is absent
@@ -27,6 +39,7 @@ inline constexpr uint32_t kNoSrc = 0xfffffffeu;    // the source is absent
 struct KernelEntry {
   uint32_t op, dst, src0, src1;
   KernelFn fn;
+  WorkSizeFn work_size = nullptr;
 };
 
 // Each family lists its kernels in a constant table (no static initializers: the plugin is
@@ -38,6 +51,6 @@ std::span<const KernelEntry> unary_kernels();   // scale, silu
 std::span<const KernelEntry> norm_kernels();    // rms_norm, softmax
 
 // The kernel for graph tensor `node`, or nullptr when there is none.
-KernelFn find_kernel(const zen_graph& g, int32_t node);
+const KernelEntry* find_kernel(const zen_graph& g, int32_t node);
 
 }  // namespace ZEN_CPU_NS

@@ -1,0 +1,136 @@
+#include "op_harness.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "config.h"
+#include "device_selection.h"
+#include "graph/builder.h"
+#include "graph/scheduler.h"
+#include "host_api.h"
+#include "plugin_registry.h"
+#include "services.h"
+
+namespace zen::ops {
+namespace {
+
+// Loaded once per test process through the real host: config, registry, every device opened.
+struct Devices {
+  host::Config config;
+  std::unique_ptr<host::PluginRegistry> registry;
+  std::vector<graph::DeviceRef> refs;
+  std::string cpu_variant;
+
+  Devices() {
+    config.plugin_paths = {ZEN_BUILD_PLUGIN_DIR};
+    host::register_core_services();
+    registry = std::make_unique<host::PluginRegistry>(config, host::host_api(config));
+    for (const host::PluginRecord* rec : registry->loaded(ZEN_KIND_DEVICE)) {
+      if (rec->name == "cpu") cpu_variant = rec->variant;
+      const auto* table = static_cast<const zen_device_v1*>(rec->vtable);
+      for (uint32_t i = 0; i < table->device_count(); ++i)
+        refs.push_back(graph::DeviceRef::open(table, i, rec->name + ":" + std::to_string(i)));
+    }
+  }
+  ~Devices() {
+    for (auto& r : refs) r.close();
+  }
+};
+
+Devices& all() {
+  static Devices d;
+  return d;
+}
+
+}  // namespace
+
+std::vector<std::string> device_ids() {
+  std::vector<std::string> ids;
+  for (const auto& r : all().refs) ids.push_back(r.id);
+  return ids;
+}
+
+const graph::DeviceRef& device(const std::string& id) {
+  for (const auto& r : all().refs)
+    if (r.id == id) return r;
+  ADD_FAILURE() << "device " << id << " did not load";
+  static graph::DeviceRef none;
+  return none;
+}
+
+std::string cpu_variant() { return all().cpu_variant; }
+
+std::vector<uint8_t> OpTest::run_bytes(graph::Graph g,
+                                       const std::map<std::string, HostData>& inputs,
+                                       const std::string& output) {
+  graph::Scheduler s({dev()});
+  s.plan(std::move(g));
+  for (const auto& [name, data] : inputs) s.set_input(name, data.bytes.data(), data.bytes.size());
+  s.compute();
+  const graph::Tensor& t = s.graph().tensor(s.graph().find(output));
+  std::vector<uint8_t> out(graph::packed_bytes(t.type, t.ne));
+  s.get_output(output, out.data(), out.size());
+  return out;
+}
+
+std::vector<float> OpTest::run(graph::Graph g, const std::map<std::string, HostData>& inputs,
+                               const std::string& output) {
+  std::vector<uint8_t> bytes = run_bytes(std::move(g), inputs, output);
+  std::vector<float> out(bytes.size() / sizeof(float));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+  return out;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+std::vector<uint16_t> to_f16_bits(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    _Float16 h = static_cast<_Float16>(v[i]);
+    std::memcpy(&out[i], &h, 2);
+  }
+  return out;
+}
+
+float f16_bits_to_float(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return static_cast<float>(h);
+}
+
+std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, &v[i], 4);
+    u += 0x7fff + ((u >> 16) & 1);  // round to nearest even (inputs here are finite)
+    out[i] = static_cast<uint16_t>(u >> 16);
+  }
+  return out;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, double atol,
+                  double rtol, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  size_t bad = 0, first = 0;
+  double max_err = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double err = std::fabs(static_cast<double>(got[i]) - want[i]);
+    bool ok = err <= atol + rtol * std::fabs(want[i]) && !std::isnan(got[i]);
+    if (!ok && bad++ == 0) first = i;
+    if (err > max_err || std::isnan(got[i])) max_err = std::isnan(got[i]) ? INFINITY : err;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << got.size()
+                     << " elements out of tolerance (atol " << atol << ", rtol " << rtol
+                     << "); first at " << first << ": got " << got[first] << ", want "
+                     << want[first] << "; max abs error " << max_err;
+}
+
+}  // namespace zen::ops
