@@ -48,7 +48,13 @@ std::span<const KernelEntry> copy_kernels();  // none, view, cpy, get_rows
 std::span<const KernelEntry> matmul_kernels();
 std::span<const KernelEntry> binary_kernels();  // add, mul
 std::span<const KernelEntry> unary_kernels();   // scale, silu
-std::span<const KernelEntry> norm_kernels();    // rms_norm, softmax
+std::span<const KernelEntry> norm_kernels();    // rms_norm, layer_norm, group_norm, softmax
+std::span<const KernelEntry> rope_kernels();
+std::span<const KernelEntry> activation_kernels();  // gelu, glu
+std::span<const KernelEntry> conv_kernels();        // conv1d, conv2d, conv_transpose1d, upsample, concat
+std::span<const KernelEntry> sort_kernels();        // argsort, top_k
+std::span<const KernelEntry> attention_kernels();
+std::span<const KernelEntry> dequant_kernels();  // get_rows / cpy from quantized types
 
 // The kernel for graph tensor `node`, or nullptr when there is none.
 const KernelEntry* find_kernel(const zen_graph& g, int32_t node);
