@@ -12,15 +12,10 @@
 namespace zen::cli {
 
 int cmd_plugins(const Args& args, const GlobalOptions& global) {
-  po::options_description desc("zen-engine plugins options");
-  desc.add_options()("json", "print JSON")("help,h", "show this help");
-  auto vm = parse(args, desc);
-  if (vm.count("help")) {
-    std::cout << desc;
-    return 0;
-  }
+  const Output output = parse_report_options(args, "plugins");
+  if (output == Output::help_shown) return 0;
   auto ctx = make_context(global);
-  if (vm.count("json")) {
+  if (output == Output::json) {
     std::cout << plugins_json(*ctx->plugins).dump(2) << "\n";
   } else {
     print_plugins(*ctx->plugins, std::cout);

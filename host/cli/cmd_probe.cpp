@@ -24,19 +24,14 @@ bool is_device_record(const host::PluginRecord& r) {
 }  // namespace
 
 int cmd_probe(const Args& args, const GlobalOptions& global) {
-  po::options_description desc("zen-engine probe options");
-  desc.add_options()("json", "print JSON")("help,h", "show this help");
-  auto vm = parse(args, desc);
-  if (vm.count("help")) {
-    std::cout << desc;
-    return 0;
-  }
+  const Output output = parse_report_options(args, "probe");
+  if (output == Output::help_shown) return 0;
   auto ctx = make_context(global);
   const hw::CpuFeatures cpu = hw::detect_cpu();
   const hw::Topology topo = hw::detect_topology();
   const auto devices = host::select_devices(*ctx->plugins, ctx->config);
 
-  if (vm.count("json")) {
+  if (output == Output::json) {
     nlohmann::json plugins = nlohmann::json::array();
     for (const auto& p : plugins_json(*ctx->plugins)["plugins"])
       if (p["kind"] == "device" || p["name"].get<std::string>().rfind("cpu-", 0) == 0)
