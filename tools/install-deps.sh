@@ -9,6 +9,8 @@ DEB_PACKAGES=(
   libhwloc-dev hwloc nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev clang-format-14
+  # the aarch64 NEON variant's cross build and its op tests under qemu (tests/cross)
+  g++-aarch64-linux-gnu qemu-user
 )
 PY_PACKAGES=(pytest numpy gguf)
 

@@ -1,5 +1,6 @@
 #include "graph/infer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -193,14 +194,20 @@ Inferred rope(Rule& r) {
   r.max_dims(0, 3);
   r.type_is(1, ZEN_TYPE_I32);
   r.max_dims(1, 1);
-  r.same_dim(0, 2, 1, 0, "tokens");
   int32_t n_dims = r.required_i32(ZEN_ROPE_N_DIMS, "i32 n_dims");
   if (n_dims <= 0 || n_dims % 2 != 0 || n_dims > r.ne(0)[0])
     r.fail("n_dims " + std::to_string(n_dims) + " must be even and in 2.." +
            std::to_string(r.ne(0)[0]) + " for " + r.s(0));
   int32_t mode = r.i32(ZEN_ROPE_MODE, ZEN_ROPE_NORMAL);
-  if (mode != ZEN_ROPE_NORMAL && mode != ZEN_ROPE_NEOX)
+  if (mode != ZEN_ROPE_NORMAL && mode != ZEN_ROPE_NEOX && mode != ZEN_ROPE_MROPE)
     r.fail("unknown mode " + std::to_string(mode));
+  if (mode == ZEN_ROPE_MROPE) {  // four position axes, axis-major
+    if (r.ne(1)[0] != 4 * r.ne(0)[2])
+      r.fail("multi-axis positions " + r.s(1) + " need 4 x " + std::to_string(r.ne(0)[2]) +
+             " values for " + r.s(0));
+  } else {
+    r.same_dim(0, 2, 1, 0, "tokens");
+  }
   r.i32(ZEN_ROPE_CTX_ORIG, 0);
   r.f32(ZEN_ROPE_FREQ_BASE, 10000.0f);
   r.f32(ZEN_ROPE_FREQ_SCALE, 1.0f);
@@ -208,6 +215,13 @@ Inferred rope(Rule& r) {
   r.f32(ZEN_ROPE_ATTN_FACTOR, 1.0f);
   r.f32(ZEN_ROPE_BETA_FAST, 32.0f);
   r.f32(ZEN_ROPE_BETA_SLOW, 1.0f);
+  int64_t sections = 0;
+  for (int i = ZEN_ROPE_SECTION_0; i <= ZEN_ROPE_SECTION_3; ++i) {
+    const int32_t s = r.i32(static_cast<size_t>(i), 0);
+    if (s < 0) r.fail("rope section " + std::to_string(s) + " must be >= 0");
+    sections += s;
+  }
+  if (mode == ZEN_ROPE_MROPE && sections == 0) r.fail("multi-axis rope needs sections");
   if (r.has(2)) {
     r.type_is(2, ZEN_TYPE_F32);
     r.max_dims(2, 1);
@@ -235,7 +249,9 @@ Inferred softmax(Rule& r) {
 Inferred attention(Rule& r) {
   r.n_srcs(3, 4);
   r.max_params(ZEN_ATTN_N_PARAMS);
-  for (size_t i = 0; i < 3; ++i) r.floating(i);
+  r.floating(0);
+  for (size_t i = 1; i < 3; ++i)  // a KV cache may also be Q8_0 (blocks along the head dim)
+    if (r.src(i).type != ZEN_TYPE_Q8_0) r.floating(i);
   r.same_dim(0, 0, 1, 0, "head dim");
   r.same_dim(1, 1, 2, 1, "kv length");
   r.same_dim(1, 2, 2, 2, "kv heads");
@@ -246,6 +262,12 @@ Inferred attention(Rule& r) {
   r.broadcasts(1, 0, 3);
   r.f32(ZEN_ATTN_SCALE, 1.0f / std::sqrt(static_cast<float>(r.ne(0)[0])));
   if (!(r.f32(ZEN_ATTN_SOFTCAP, 0.0f) >= 0.0f)) r.fail("softcap must be >= 0");
+  const int32_t causal = r.i32(ZEN_ATTN_CAUSAL, 0);
+  if (causal != 0 && causal != 1) r.fail("causal must be 0 or 1, got " + std::to_string(causal));
+  if (r.i32(ZEN_ATTN_WINDOW, 0) < 0) r.fail("window must be >= 0");
+  const int64_t tail = r.ne(1)[1] - r.ne(0)[1];
+  if (r.i32(ZEN_ATTN_POS0, static_cast<int32_t>(std::max<int64_t>(tail, 0))) < 0)
+    r.fail("pos0 must be >= 0");
   if (r.has(3)) {
     r.mask_type(3);
     r.same_dim(1, 1, 3, 0, "kv length");

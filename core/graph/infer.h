@@ -15,13 +15,15 @@
 //   rms_norm    a float over ne0; params f32 eps (required)           -> a's type and shape
 //   layer_norm  as rms_norm
 //   group_norm  a [W, H, C, N] float; params i32 groups (C % groups == 0), f32 eps -> same
-//   rope        x [D, H, T] float, pos I32 [T], optional freq factors F32 [n_dims / 2];
-//               params zen_rope_params (n_dims required, even, <= D)  -> x's type and shape
+//   rope        x [D, H, T] float, pos I32 [T] ([4 T] for ZEN_ROPE_MROPE), optional freq
+//               factors F32 [n_dims / 2]; params zen_rope_params (n_dims required, even,
+//               <= D; sections >= 0, not all 0 for MROPE)             -> x's type and shape
 //   softmax     x [C, R, B2, B3] float, optional mask F32/F16 [C, R' >= R, M2, M3] with
 //               B2 % M2 == 0 and B3 % M3 == 0; params f32 scale [1]    -> F32, x's shape
 //   attention   q [D, T, Hq, S], k [D, L, Hkv, S'], v [Dv, L, Hkv, S'] float with Hq % Hkv == 0
-//               and S % S' == 0, optional mask F32/F16 [L, T' >= T, ...];
-//               params zen_attention_params                          -> F32 [Dv, Hq, T, S]
+//               and S % S' == 0 (k and v may also be Q8_0), optional mask F32/F16
+//               [L, T' >= T, M2, M3] with Hq % M2 == 0 and S % M3 == 0; params
+//               zen_attention_params (scale, softcap, causal, window, pos0) -> F32 [Dv, Hq, T, S]
 //               (heads before tokens, so a reshape to [Dv * Hq, T] feeds the output matmul)
 //   silu        a float                                               -> a's type and shape
 //   gelu        a float; params i32 0 = tanh approximation, 1 = erf [0]

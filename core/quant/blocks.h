@@ -96,4 +96,29 @@ static_assert(sizeof(block_q2_K) == 84 && sizeof(block_q3_K) == 110);
 static_assert(sizeof(block_q4_K) == 144 && sizeof(block_q5_K) == 176);
 static_assert(sizeof(block_q6_K) == 210 && sizeof(block_q8_K) == 292);
 
+// IQ4_NL: 32 elements, x = d * kvalues_iq4nl[q] (a fixed non-linear 4-bit grid).
+inline constexpr int QK4_NL = 32;
+struct block_iq4_nl {
+  uint16_t d;
+  uint8_t qs[QK4_NL / 2];
+};
+// IQ4_XS: 8 sub-blocks of 32 on the IQ4_NL grid with 6-bit signed scales (low 4 bits in
+// scales_l, high 2 bits in scales_h). x = d * (scale - 32) * kvalues_iq4nl[q].
+struct block_iq4_xs {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[QK_K / 64];
+  uint8_t qs[QK_K / 2];
+};
+// MXFP4 (OCP microscaling): 32 E2M1 values sharing an E8M0 exponent e.
+// x = 2^(e - 128) * kvalues_mxfp4[q] (the E2M1 values doubled, hence the - 128 not - 127).
+inline constexpr int QK_MXFP4 = 32;
+struct block_mxfp4 {
+  uint8_t e;
+  uint8_t qs[QK_MXFP4 / 2];
+};
+
+static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136 &&
+              sizeof(block_mxfp4) == 17);
+
 }  // namespace zen::quant

@@ -90,17 +90,25 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
   return v;
 }
 
+// The compiler's IEEE half type. GCC < 13 has no C++ _Float16 on AArch64 (the cross build of
+// tests/cross); its __fp16 is the same IEEE binary16, converted with round to nearest even.
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+using Half = __fp16;
+#else
+using Half = _Float16;
+#endif
+
 std::vector<uint16_t> to_f16_bits(const std::vector<float>& v) {
   std::vector<uint16_t> out(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    _Float16 h = static_cast<_Float16>(v[i]);
+    Half h = static_cast<Half>(v[i]);
     std::memcpy(&out[i], &h, 2);
   }
   return out;
 }
 
 float f16_bits_to_float(uint16_t bits) {
-  _Float16 h;
+  Half h;
   std::memcpy(&h, &bits, 2);
   return static_cast<float>(h);
 }

@@ -9,6 +9,9 @@
 #include <string>
 #include <thread>
 
+#include <zen/plugin.hpp>
+
+#include "affinity.h"
 #include "kernels.h"
 
 namespace ZEN_CPU_NS {
@@ -51,12 +54,33 @@ uint64_t sysconf_bytes(int name) {
 
 }  // namespace
 
+unsigned CpuDevice::configured_threads() {
+  if (const char* v = zen::Host::config("cpu.threads")) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end != v && n > 0) return static_cast<unsigned>(std::min(n, 4096L));
+  }
+  return std::max(1u, default_thread_count());
+}
+
+namespace {
+bool pinning_wanted() {
+  const char* v = zen::Host::config("cpu.pinning");
+  return !(v && std::string(v) == "none");
+}
+}  // namespace
+
+CpuDevice::CpuDevice() {
+  const unsigned n = configured_threads();
+  pool_ = std::make_unique<ThreadPool>(
+      static_cast<int>(n), pinning_wanted() ? pinning_plan_for(n) : std::vector<unsigned>{});
+}
+
 void CpuDevice::fill_props(zen_device_props& p) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = configured_threads();
   std::snprintf(p.name, sizeof p.name, "cpu");
-  std::snprintf(p.description, sizeof p.description,
-                "CPU, %s build, %u hardware threads (reference kernels on 1 thread for now)",
-                ZEN_CPU_VARIANT, threads);
+  std::snprintf(p.description, sizeof p.description, "CPU, %s build, %u threads%s", ZEN_CPU_VARIANT,
+                threads, pinning_wanted() ? " pinned to cores" : "");
   p.type = ZEN_DEVICE_CPU;
   p.memory_total = sysconf_bytes(_SC_PHYS_PAGES);
   p.memory_free = sysconf_bytes(_SC_AVPHYS_PAGES);
@@ -105,6 +129,9 @@ void CpuDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t bytes)
 }
 
 void CpuDevice::compute(const zen_graph& g) {
+  const int nth = pool_->size();
+  steps_.clear();
+  uint64_t work = 0;
   for (uint32_t n = 0; n < g.n_nodes; ++n) {
     const int32_t node = g.nodes[n];
     const KernelEntry* k = find_kernel(g, node);
@@ -114,24 +141,58 @@ void CpuDevice::compute(const zen_graph& g) {
                            std::to_string(zen_graph_tensor(&g, node)->op) + ")");
     const zen_tensor& t = *zen_graph_tensor(&g, node);
     if (t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW) continue;
-    KernelArgs args{&t, address(t), {}, {}};
+    Step st{k->fn, KernelArgs{&t, address(t), {}, {}}};
     for (int i = 0; i < ZEN_MAX_SRC; ++i) {
       if (t.src[i] < 0) continue;
-      args.src[i] = zen_graph_tensor(&g, t.src[i]);
-      args.s[i] = address(*args.src[i]);
+      st.args.src[i] = zen_graph_tensor(&g, t.src[i]);
+      st.args.s[i] = address(*st.args.src[i]);
     }
     if (k->work_size) {
-      args.work_size = k->work_size(t, args.src, 1);
-      if (work_.size() < args.work_size + 64) work_.resize(args.work_size + 64);
-      args.work = work_.data() + (64 - reinterpret_cast<uintptr_t>(work_.data()) % 64) % 64;
+      st.args.work_size = k->work_size(t, st.args.src, nth);
+      work = std::max(work, st.args.work_size);
     }
-    k->fn(args, 0, 1);
+    st.args.barrier = nth > 1 ? &pool_->barrier() : nullptr;
+    steps_.push_back(st);
+  }
+  if (steps_.empty()) return;
+  // One scratch buffer for the whole graph, shared by every thread; nodes run one after the
+  // other (a barrier between them), so they can all use it.
+  if (work > 0) {
+    if (work_.size() < work + 64) work_.resize(work + 64);
+    void* base = work_.data() + (64 - reinterpret_cast<uintptr_t>(work_.data()) % 64) % 64;
+    for (Step& st : steps_)
+      if (st.args.work_size) st.args.work = base;
+  }
+  if (nth == 1) {
+    for (const Step& st : steps_) st.fn(st.args, 0, 1);
+    return;
+  }
+  try {
+    pool_->run(&CpuDevice::run_steps, this);
+  } catch (const zen::Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw zen::Error(ZEN_ERR_INTERNAL, std::string("cpu: kernel failed: ") + e.what());
+  } catch (...) {
+    throw zen::Error(ZEN_ERR_INTERNAL, "cpu: kernel failed with an unknown exception");
+  }
+}
+
+// Every thread's share of the graph: each node, then a barrier so the next node sees its
+// inputs complete.
+void CpuDevice::run_steps(void* self, int ith) {
+  const CpuDevice& d = *static_cast<const CpuDevice*>(self);
+  const int nth = d.pool_->size();
+  for (const Step& st : d.steps_) {
+    st.fn(st.args, ith, nth);
+    if (&st != &d.steps_.back()) d.pool_->barrier().wait();
   }
 }
 
 void sync_threads(const KernelArgs& a) {
-  // One thread until the pool lands: nothing to wait for.
-  (void)a;
+  if (a.barrier) a.barrier->wait();
 }
 
 }  // namespace ZEN_CPU_NS

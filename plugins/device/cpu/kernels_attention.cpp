@@ -1,8 +1,831 @@
-// attention kernels of the CPU device (filled in by the CPU-device issue).
+// Fused attention of the CPU device: flash-style online softmax, never materialising the score
+// matrix. For each (query row, head) the keys are streamed in blocks of kBlockKeys, keeping the
+// running max m, the running sum l and the unnormalised output accumulator in float:
+//
+//   s_j = scale * q.k_j;  s_j = cap * tanh(s_j / cap) (soft-cap);  s_j += mask[j]
+//   keys outside the causal / sliding-window range are skipped (-inf)
+//   out = sum_j exp(s_j - m) v_j / sum_j exp(s_j - m);  a row that sees no key outputs zeros
+//
+// Layout (core/graph/infer.h): q [D, T, Hq, S], k [D, L, Hkv, S'], v [Dv, L, Hkv, S'],
+// optional mask F32/F16 [L, T' >= T, M2, M3], dst F32 [Dv, Hq, T, S]. Query head h reads kv head
+// h / (Hq / Hkv) (GQA / MQA); query t sits at kv position pos0 + t.
+//
+// K and V may be F32, F16, BF16 or Q8_0 (each independently); Q any float type. The dot
+// products and the V accumulation are vectorised for AVX-512, AVX2/FMA(/F16C) and NEON with a
+// scalar fallback. Threads split the (row, kv part) items with share(); when there are few rows
+// (decode) the visible KV range of each row is split into parts whose partial (m, l, acc) go to
+// args.work, and after sync_threads() the parts are merged with log-sum-exp rescaling.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+// GCC 12's AVX-512 headers build "undefined" vectors as `__m256d __Y = __Y;`, which its own
+// -Wuninitialized then reports wherever _mm512_reduce_add_ps / conversions are inlined.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#endif
+#if defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
 #include "kernels.h"
+#include "quant/blocks.h"
+#include "tensor_access.h"
 
 namespace ZEN_CPU_NS {
+namespace {
 
-std::span<const KernelEntry> attention_kernels() { return {}; }
+constexpr int64_t kBlockKeys = 64;  // keys scored per online-softmax step
+constexpr int64_t kMinPart = 128;   // fewest keys a split-KV part is given
+constexpr int64_t kItemsPerThread = 4;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+using zen::quant::block_q8_0;
+using zen::quant::QK8_0;
+
+inline float ld_f32(const char* p) {
+  float v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline uint16_t ld_u16(const char* p) {
+  uint16_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// A block's half scale d as float (F16C when the variant has it: exact either way).
+inline float half_at(const char* p) {
+#if defined(__F16C__)
+  return _cvtsh_ss(ld_u16(p));
+#else
+  return f16_to_f32(ld_u16(p));
+#endif
+}
+
+#if defined(__AVX2__) && !defined(__AVX512F__)
+inline float hsum(__m256 v) {
+  __m128 lo = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  __m128 sh = _mm_movehdup_ps(lo);
+  lo = _mm_add_ps(lo, sh);
+  sh = _mm_movehl_ps(sh, lo);
+  return _mm_cvtss_f32(_mm_add_ss(lo, sh));
+}
+#endif
+
+// ---- row primitives over n elements of one K or V row -------------------------------------
+// dot(q, row) and acc += p * row, with the row in the storage type.
+using DotFn = float (*)(const float* q, const char* row, int64_t n);
+using AxpyFn = void (*)(float* acc, float p, const char* row, int64_t n);
+
+float dot_f32(const float* q, const char* row, int64_t n) {
+  int64_t i = 0;
+  float s = 0.0f;
+#if defined(__AVX512F__)
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_loadu_ps(r + i), a0);
+    a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 16), _mm512_loadu_ps(r + i + 16), a1);
+  }
+  for (; i + 16 <= n; i += 16)
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_loadu_ps(r + i), a0);
+  s = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(r + i), a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), _mm256_loadu_ps(r + i + 8), a1);
+  }
+  for (; i + 8 <= n; i += 8)
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(r + i), a0);
+  s = hsum(_mm256_add_ps(a0, a1));
+#elif defined(__ARM_NEON)
+  float32x4_t a0 = vdupq_n_f32(0.0f), a1 = vdupq_n_f32(0.0f);
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 8 <= n; i += 8) {
+    a0 = vfmaq_f32(a0, vld1q_f32(q + i), vld1q_f32(r + i));
+    a1 = vfmaq_f32(a1, vld1q_f32(q + i + 4), vld1q_f32(r + i + 4));
+  }
+  s = vaddvq_f32(vaddq_f32(a0, a1));
+#endif
+  for (; i < n; ++i) s += q[i] * ld_f32(row + 4 * i);
+  return s;
+}
+
+void axpy_f32(float* acc, float p, const char* row, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const __m512 vp = _mm512_set1_ps(p);
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(acc + i,
+                     _mm512_fmadd_ps(vp, _mm512_loadu_ps(r + i), _mm512_loadu_ps(acc + i)));
+#elif defined(__AVX2__) && defined(__FMA__)
+  const __m256 vp = _mm256_set1_ps(p);
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(acc + i,
+                     _mm256_fmadd_ps(vp, _mm256_loadu_ps(r + i), _mm256_loadu_ps(acc + i)));
+#elif defined(__ARM_NEON)
+  const float* r = reinterpret_cast<const float*>(row);
+  for (; i + 4 <= n; i += 4)
+    vst1q_f32(acc + i, vfmaq_n_f32(vld1q_f32(acc + i), vld1q_f32(r + i), p));
+#endif
+  for (; i < n; ++i) acc[i] += p * ld_f32(row + 4 * i);
+}
+
+float dot_f16(const float* q, const char* row, int64_t n) {
+  int64_t i = 0;
+  float s = 0.0f;
+#if defined(__AVX512F__)
+  __m512 a0 = _mm512_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    const __m512 k =
+        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * i)));
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), k, a0);
+  }
+  s = _mm512_reduce_add_ps(a0);
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    const __m256 k0 =
+        _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i)));
+    const __m256 k1 =
+        _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i + 16)));
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), k0, a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), k1, a1);
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 k =
+        _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i)));
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), k, a0);
+  }
+  s = hsum(_mm256_add_ps(a0, a1));
+#elif defined(__ARM_NEON)
+  float32x4_t a0 = vdupq_n_f32(0.0f);
+  for (; i + 4 <= n; i += 4) {
+    const float32x4_t k = vcvt_f32_f16(
+        vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(row + 2 * i))));
+    a0 = vfmaq_f32(a0, vld1q_f32(q + i), k);
+  }
+  s = vaddvq_f32(a0);
+#endif
+  for (; i < n; ++i) s += q[i] * f16_to_f32(ld_u16(row + 2 * i));
+  return s;
+}
+
+void axpy_f16(float* acc, float p, const char* row, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const __m512 vp = _mm512_set1_ps(p);
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v =
+        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * i)));
+    _mm512_storeu_ps(acc + i, _mm512_fmadd_ps(vp, v, _mm512_loadu_ps(acc + i)));
+  }
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+  const __m256 vp = _mm256_set1_ps(p);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v =
+        _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i)));
+    _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(vp, v, _mm256_loadu_ps(acc + i)));
+  }
+#elif defined(__ARM_NEON)
+  for (; i + 4 <= n; i += 4) {
+    const float32x4_t v = vcvt_f32_f16(
+        vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(row + 2 * i))));
+    vst1q_f32(acc + i, vfmaq_n_f32(vld1q_f32(acc + i), v, p));
+  }
+#endif
+  for (; i < n; ++i) acc[i] += p * f16_to_f32(ld_u16(row + 2 * i));
+}
+
+float dot_bf16(const float* q, const char* row, int64_t n) {
+  int64_t i = 0;
+  float s = 0.0f;
+#if defined(__AVX512F__)
+  __m512 a0 = _mm512_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    const __m512i w =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * i)));
+    a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)), a0);
+  }
+  s = _mm512_reduce_add_ps(a0);
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256 a0 = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256i w =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i)));
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)), a0);
+  }
+  s = hsum(a0);
+#elif defined(__ARM_NEON)
+  float32x4_t a0 = vdupq_n_f32(0.0f);
+  for (; i + 4 <= n; i += 4) {
+    const uint32x4_t w = vshll_n_u16(vld1_u16(reinterpret_cast<const uint16_t*>(row + 2 * i)), 16);
+    a0 = vfmaq_f32(a0, vld1q_f32(q + i), vreinterpretq_f32_u32(w));
+  }
+  s = vaddvq_f32(a0);
+#endif
+  for (; i < n; ++i) s += q[i] * bf16_to_f32(ld_u16(row + 2 * i));
+  return s;
+}
+
+void axpy_bf16(float* acc, float p, const char* row, int64_t n) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const __m512 vp = _mm512_set1_ps(p);
+  for (; i + 16 <= n; i += 16) {
+    const __m512i w =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * i)));
+    const __m512 v = _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+    _mm512_storeu_ps(acc + i, _mm512_fmadd_ps(vp, v, _mm512_loadu_ps(acc + i)));
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
+  const __m256 vp = _mm256_set1_ps(p);
+  for (; i + 8 <= n; i += 8) {
+    const __m256i w =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i)));
+    const __m256 v = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(vp, v, _mm256_loadu_ps(acc + i)));
+  }
+#elif defined(__ARM_NEON)
+  for (; i + 4 <= n; i += 4) {
+    const uint32x4_t w = vshll_n_u16(vld1_u16(reinterpret_cast<const uint16_t*>(row + 2 * i)), 16);
+    vst1q_f32(acc + i, vfmaq_n_f32(vld1q_f32(acc + i), vreinterpretq_f32_u32(w), p));
+  }
+#endif
+  for (; i < n; ++i) acc[i] += p * bf16_to_f32(ld_u16(row + 2 * i));
+}
+
+// Q8_0 rows: n / 32 blocks of (half d, 32 int8 q), x = d * q, dequantised on the fly.
+float dot_q8_0(const float* q, const char* row, int64_t n) {
+  const int64_t nb = n / QK8_0;
+#if defined(__AVX512F__)
+  __m512 tot = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b, q += QK8_0) {
+    const char* blk = row + b * static_cast<int64_t>(sizeof(block_q8_0));
+    const char* qs = blk + offsetof(block_q8_0, qs);
+    const __m512 x0 = _mm512_cvtepi32_ps(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs))));
+    const __m512 x1 = _mm512_cvtepi32_ps(
+        _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16))));
+    const __m512 bs =
+        _mm512_fmadd_ps(_mm512_loadu_ps(q + 16), x1, _mm512_mul_ps(_mm512_loadu_ps(q), x0));
+    tot = _mm512_fmadd_ps(_mm512_set1_ps(half_at(blk)), bs, tot);
+  }
+  return _mm512_reduce_add_ps(tot);
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256 tot = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b, q += QK8_0) {
+    const char* blk = row + b * static_cast<int64_t>(sizeof(block_q8_0));
+    const char* qs = blk + offsetof(block_q8_0, qs);
+    __m256 bs = _mm256_setzero_ps();
+    for (int j = 0; j < QK8_0; j += 8) {
+      const __m256 x = _mm256_cvtepi32_ps(
+          _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + j))));
+      bs = _mm256_fmadd_ps(_mm256_loadu_ps(q + j), x, bs);
+    }
+    tot = _mm256_fmadd_ps(_mm256_set1_ps(half_at(blk)), bs, tot);
+  }
+  return hsum(tot);
+#elif defined(__ARM_NEON)
+  float32x4_t tot = vdupq_n_f32(0.0f);
+  for (int64_t b = 0; b < nb; ++b, q += QK8_0) {
+    const char* blk = row + b * static_cast<int64_t>(sizeof(block_q8_0));
+    const int8_t* qs = reinterpret_cast<const int8_t*>(blk + offsetof(block_q8_0, qs));
+    float32x4_t bs = vdupq_n_f32(0.0f);
+    for (int j = 0; j < QK8_0; j += 16) {
+      const int8x16_t x = vld1q_s8(qs + j);
+      const int16x8_t lo = vmovl_s8(vget_low_s8(x)), hi = vmovl_s8(vget_high_s8(x));
+      bs = vfmaq_f32(bs, vld1q_f32(q + j), vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))));
+      bs = vfmaq_f32(bs, vld1q_f32(q + j + 4), vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo))));
+      bs = vfmaq_f32(bs, vld1q_f32(q + j + 8), vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))));
+      bs = vfmaq_f32(bs, vld1q_f32(q + j + 12), vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi))));
+    }
+    tot = vfmaq_n_f32(tot, bs, half_at(blk));
+  }
+  return vaddvq_f32(tot);
+#else
+  float tot = 0.0f;
+  for (int64_t b = 0; b < nb; ++b, q += QK8_0) {
+    const char* blk = row + b * static_cast<int64_t>(sizeof(block_q8_0));
+    const int8_t* qs = reinterpret_cast<const int8_t*>(blk + offsetof(block_q8_0, qs));
+    float bs = 0.0f;
+    for (int j = 0; j < QK8_0; ++j) bs += q[j] * static_cast<float>(qs[j]);
+    tot += half_at(blk) * bs;
+  }
+  return tot;
+#endif
+}
+
+void axpy_q8_0(float* acc, float p, const char* row, int64_t n) {
+  const int64_t nb = n / QK8_0;
+  for (int64_t b = 0; b < nb; ++b, acc += QK8_0) {
+    const char* blk = row + b * static_cast<int64_t>(sizeof(block_q8_0));
+    const int8_t* qs = reinterpret_cast<const int8_t*>(blk + offsetof(block_q8_0, qs));
+    const float pd = p * half_at(blk);
+#if defined(__AVX512F__)
+    const __m512 vp = _mm512_set1_ps(pd);
+    for (int j = 0; j < QK8_0; j += 16) {
+      const __m512 x = _mm512_cvtepi32_ps(
+          _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + j))));
+      _mm512_storeu_ps(acc + j, _mm512_fmadd_ps(vp, x, _mm512_loadu_ps(acc + j)));
+    }
+#elif defined(__AVX2__) && defined(__FMA__)
+    const __m256 vp = _mm256_set1_ps(pd);
+    for (int j = 0; j < QK8_0; j += 8) {
+      const __m256 x = _mm256_cvtepi32_ps(
+          _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(qs + j))));
+      _mm256_storeu_ps(acc + j, _mm256_fmadd_ps(vp, x, _mm256_loadu_ps(acc + j)));
+    }
+#elif defined(__ARM_NEON)
+    for (int j = 0; j < QK8_0; j += 16) {
+      const int8x16_t x = vld1q_s8(qs + j);
+      const int16x8_t lo = vmovl_s8(vget_low_s8(x)), hi = vmovl_s8(vget_high_s8(x));
+      vst1q_f32(acc + j,
+                vfmaq_n_f32(vld1q_f32(acc + j), vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))), pd));
+      vst1q_f32(acc + j + 4, vfmaq_n_f32(vld1q_f32(acc + j + 4),
+                                         vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo))), pd));
+      vst1q_f32(acc + j + 8, vfmaq_n_f32(vld1q_f32(acc + j + 8),
+                                         vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))), pd));
+      vst1q_f32(acc + j + 12, vfmaq_n_f32(vld1q_f32(acc + j + 12),
+                                          vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi))), pd));
+    }
+#else
+    for (int j = 0; j < QK8_0; ++j) acc[j] += pd * static_cast<float>(qs[j]);
+#endif
+  }
+}
+
+// ---- softmax weights: w[j] = exp(s[j] - m), 0 where s[j] - m < -87 (or -inf/NaN) ---------
+// e^d below e^-87 is under float's smallest normal relative to the max term (weight 1), so
+// dropping it changes nothing. exp(d) = 2^n e^r with n = round(d / ln 2), r = d - n ln 2
+// (two-part ln 2), |r| <= ln2 / 2, e^r by its degree-7 Taylor polynomial (truncation error
+// < 6e-9 relative), so the weight is within ~2 ulp of exp. Returns sum w[j].
+constexpr float kExpFloor = -87.0f, kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f,
+                kLn2Lo = -2.12194440e-4f;
+constexpr float kE2 = 1.0f / 2, kE3 = 1.0f / 6, kE4 = 1.0f / 24, kE5 = 1.0f / 120, kE6 = 1.0f / 720,
+                kE7 = 1.0f / 5040;
+
+inline float exp_weight(float d) {
+  if (!(d >= kExpFloor)) return 0.0f;
+  const float n = std::nearbyint(d * kLog2e);
+  float r = d - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  float p = kE7;
+  p = p * r + kE6;
+  p = p * r + kE5;
+  p = p * r + kE4;
+  p = p * r + kE3;
+  p = p * r + kE2;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  return p * std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
+}
+
+float exp_block(const float* s, float m, float* w, int64_t n) {
+  int64_t j = 0;
+  float sum = 0.0f;
+#if defined(__AVX512F__)
+  const __m512 vm = _mm512_set1_ps(m), lo = _mm512_set1_ps(kExpFloor);
+  __m512 vs = _mm512_setzero_ps();
+  for (; j + 16 <= n; j += 16) {
+    __m512 d = _mm512_sub_ps(_mm512_loadu_ps(s + j), vm);
+    const __mmask16 keep = _mm512_cmp_ps_mask(d, lo, _CMP_GE_OQ);
+    d = _mm512_max_ps(d, lo);  // NaN -> lo (the second operand)
+    const __m512 nf = _mm512_roundscale_ps(_mm512_mul_ps(d, _mm512_set1_ps(kLog2e)),
+                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(kLn2Hi), d);
+    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(kLn2Lo), r);
+    __m512 p = _mm512_set1_ps(kE7);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kE6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kE5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kE4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kE3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kE2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __m512i e =
+        _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(nf), _mm512_set1_epi32(127)), 23);
+    const __m512 y = _mm512_maskz_mov_ps(keep, _mm512_mul_ps(p, _mm512_castsi512_ps(e)));
+    _mm512_storeu_ps(w + j, y);
+    vs = _mm512_add_ps(vs, y);
+  }
+  sum = _mm512_reduce_add_ps(vs);
+#elif defined(__AVX2__) && defined(__FMA__)
+  const __m256 vm = _mm256_set1_ps(m), lo = _mm256_set1_ps(kExpFloor);
+  __m256 vs = _mm256_setzero_ps();
+  for (; j + 8 <= n; j += 8) {
+    __m256 d = _mm256_sub_ps(_mm256_loadu_ps(s + j), vm);
+    const __m256 keep = _mm256_cmp_ps(d, lo, _CMP_GE_OQ);
+    d = _mm256_max_ps(d, lo);  // NaN -> lo (the second operand)
+    const __m256 nf = _mm256_round_ps(_mm256_mul_ps(d, _mm256_set1_ps(kLog2e)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(kLn2Hi), d);
+    r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(kLn2Lo), r);
+    __m256 p = _mm256_set1_ps(kE7);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kE6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kE5));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kE4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kE3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kE2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256i e =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nf), _mm256_set1_epi32(127)), 23);
+    const __m256 y = _mm256_and_ps(keep, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+    _mm256_storeu_ps(w + j, y);
+    vs = _mm256_add_ps(vs, y);
+  }
+  sum = hsum(vs);
+#elif defined(__ARM_NEON)
+  const float32x4_t vm = vdupq_n_f32(m), lo = vdupq_n_f32(kExpFloor);
+  float32x4_t vs = vdupq_n_f32(0.0f);
+  for (; j + 4 <= n; j += 4) {
+    float32x4_t d = vsubq_f32(vld1q_f32(s + j), vm);
+    const uint32x4_t keep = vcgeq_f32(d, lo);  // false for NaN
+    d = vmaxnmq_f32(d, lo);                    // NaN -> lo
+    const float32x4_t nf = vrndnq_f32(vmulq_n_f32(d, kLog2e));
+    float32x4_t r = vfmsq_n_f32(d, nf, kLn2Hi);
+    r = vfmsq_n_f32(r, nf, kLn2Lo);
+    float32x4_t p = vdupq_n_f32(kE7);
+    p = vfmaq_f32(vdupq_n_f32(kE6), p, r);
+    p = vfmaq_f32(vdupq_n_f32(kE5), p, r);
+    p = vfmaq_f32(vdupq_n_f32(kE4), p, r);
+    p = vfmaq_f32(vdupq_n_f32(kE3), p, r);
+    p = vfmaq_f32(vdupq_n_f32(kE2), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+    const int32x4_t e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(nf), vdupq_n_s32(127)), 23);
+    const float32x4_t y = vreinterpretq_f32_u32(
+        vandq_u32(keep, vreinterpretq_u32_f32(vmulq_f32(p, vreinterpretq_f32_s32(e)))));
+    vst1q_f32(w + j, y);
+    vs = vaddq_f32(vs, y);
+  }
+  sum = vaddvq_f32(vs);
+#endif
+  for (; j < n; ++j) {
+    w[j] = exp_weight(s[j] - m);
+    sum += w[j];
+  }
+  return sum;
+}
+
+void scale_row(float* acc, float f, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] *= f;
+}
+
+bool is_block_type(uint32_t t) { return t == ZEN_TYPE_Q8_0; }
+int64_t elem_size(uint32_t t) { return t == ZEN_TYPE_F32 ? 4 : 2; }
+
+DotFn dot_for(uint32_t t) {
+  switch (t) {
+    case ZEN_TYPE_F16:
+      return dot_f16;
+    case ZEN_TYPE_BF16:
+      return dot_bf16;
+    case ZEN_TYPE_Q8_0:
+      return dot_q8_0;
+    default:
+      return dot_f32;
+  }
+}
+AxpyFn axpy_for(uint32_t t) {
+  switch (t) {
+    case ZEN_TYPE_F16:
+      return axpy_f16;
+    case ZEN_TYPE_BF16:
+      return axpy_bf16;
+    case ZEN_TYPE_Q8_0:
+      return axpy_q8_0;
+    default:
+      return axpy_f32;
+  }
+}
+
+// Element i of a strided float row as float (views with nb[0] != element size).
+float load_elem(uint32_t t, const char* p) {
+  switch (t) {
+    case ZEN_TYPE_F16:
+      return f16_to_f32(ld_u16(p));
+    case ZEN_TYPE_BF16:
+      return bf16_to_f32(ld_u16(p));
+    default:
+      return ld_f32(p);
+  }
+}
+
+int64_t pad16(int64_t n) { return (n + 15) / 16 * 16; }
+
+// Everything the work size and the kernel derive from the node: both must agree.
+//
+// Work items are (sequence, query, kv head, head chunk): the up to kMaxHeads query heads of a
+// chunk share one kv head, so each K/V row is read from memory once per chunk rather than once
+// per query head (GQA/MQA), then reused from L1.
+struct Plan {
+  int64_t D, Dv, T, Hq, S, L, Hkv;
+  int64_t group;    // query heads per kv head
+  int64_t chunk;    // query heads per work item (<= kMaxHeads)
+  int64_t chunks;   // chunks per kv head
+  int64_t items;    // S * T * Hkv * chunks
+  int64_t parts;    // KV parts per item (1: no split)
+  int64_t scratch;  // floats of per-thread scratch
+  int64_t partial;  // floats of one (query row, part) partial: m, l, acc[Dv] (padded)
+  uint64_t bytes(int nth) const {
+    uint64_t f = static_cast<uint64_t>(nth) * static_cast<uint64_t>(scratch);
+    if (parts > 1) f += static_cast<uint64_t>(T * Hq * S * parts * partial);
+    return f * sizeof(float);
+  }
+};
+
+constexpr int64_t kMaxHeads = 8;
+
+// KV parts are made only for decode-like nodes (items < kItemsPerThread * nth) with at least
+// 2 * kMinPart keys; one thread still splits the KV of 1..3 items, so the merge path runs (and
+// is tested) whatever the thread count.
+Plan make_plan(const zen_tensor* const* src, int nth) {
+  const zen_tensor &q = *src[0], &k = *src[1], &v = *src[2];
+  Plan p{};
+  p.D = q.ne[0];
+  p.Dv = v.ne[0];
+  p.T = q.ne[1];
+  p.Hq = q.ne[2];
+  p.S = q.ne[3];
+  p.L = k.ne[1];
+  p.Hkv = k.ne[2];
+  p.group = p.Hq / p.Hkv;
+  p.chunks = (p.group + kMaxHeads - 1) / kMaxHeads;
+  p.chunk = (p.group + p.chunks - 1) / p.chunks;
+  p.items = p.S * p.T * p.Hkv * p.chunks;
+  p.parts = 1;
+  const int64_t want = kItemsPerThread * std::max(nth, 1);
+  if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
+  if (p.parts < 2) p.parts = 1;
+  // per head: q, acc, scores, (m, l); shared: k and v gather rows
+  p.scratch = p.chunk * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + pad16(p.Dv);
+  p.partial = pad16(p.Dv + 2);
+  return p;
+}
+
+uint64_t attention_work(const zen_tensor& dst, const zen_tensor* const* src, int nth) {
+  (void)dst;
+  return make_plan(src, nth).bytes(nth);
+}
+
+struct Ctx {
+  const zen_tensor *q, *k, *v, *mask;
+  const char *qd, *kd, *vd, *md;
+  float scale, softcap;
+  int64_t window, pos0;
+  bool causal;
+  DotFn kdot;
+  AxpyFn vaxpy;
+  bool kstrided, vstrided;  // float rows whose nb[0] is not the element size: gathered first
+};
+
+// The kv range [lo, hi) query t may see.
+void visible(const Ctx& c, int64_t L, int64_t t, int64_t& lo, int64_t& hi) {
+  const int64_t qpos = c.pos0 + t;
+  lo = 0;
+  hi = L;
+  if (c.causal) hi = std::min(hi, qpos + 1);
+  if (c.window > 0) lo = std::max<int64_t>(0, qpos - c.window + 1);
+  if (hi < lo) hi = lo;
+}
+
+// Query row (t, h, s) loaded, converted to float and pre-scaled: with a soft-cap the dot is
+// scale / cap * q.k so that the capped score is cap * tanh(dot).
+void load_query(const Ctx& c, const Plan& p, int64_t t, int64_t h, int64_t s, float* qf) {
+  const float f = c.softcap > 0.0f ? c.scale / c.softcap : c.scale;
+  const char* row = at(c.qd, *c.q, 0, t, h, s);
+  const int64_t nb0 = static_cast<int64_t>(c.q->nb[0]);
+  for (int64_t i = 0; i < p.D; ++i) qf[i] = f * load_elem(c.q->type, row + i * nb0);
+}
+
+// One work item's state: nh query heads h0.. of kv head hk at query t of sequence s.
+struct Group {
+  int64_t t, s, hk, h0, nh;
+  float* qf;              // nh rows of pad16(D)
+  float* sc;              // nh rows of kBlockKeys scores
+  float* m;               // running max per head
+  float* l;               // running sum per head
+  float* acc[kMaxHeads];  // unnormalised output per head
+  float *kf, *vf;         // gather rows for strided K / V
+};
+
+// Online softmax of the group's heads over keys [k0, k1): leaves m, l and acc per head
+// (l == 0 when the head saw no key).
+void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
+  const int64_t pD = pad16(p.D);
+  for (int64_t i = 0; i < g.nh; ++i) {
+    std::fill(g.acc[i], g.acc[i] + p.Dv, 0.0f);
+    g.m[i] = kNegInf;
+    g.l[i] = 0.0f;
+  }
+  const char* kbase = at(c.kd, *c.k, 0, 0, g.hk, g.s % c.k->ne[3]);
+  const char* vbase = at(c.vd, *c.v, 0, 0, g.hk, g.s % c.v->ne[3]);
+  const int64_t knb1 = static_cast<int64_t>(c.k->nb[1]), vnb1 = static_cast<int64_t>(c.v->nb[1]);
+  const char* mrow[kMaxHeads] = {};
+  int64_t mnb0 = 0;
+  if (c.mask) {
+    for (int64_t i = 0; i < g.nh; ++i)
+      mrow[i] = at(c.md, *c.mask, 0, g.t, (g.h0 + i) % c.mask->ne[2], g.s % c.mask->ne[3]);
+    mnb0 = static_cast<int64_t>(c.mask->nb[0]);
+  }
+  const bool mask_f16 = c.mask && c.mask->type == ZEN_TYPE_F16;
+  for (int64_t j0 = k0; j0 < k1; j0 += kBlockKeys) {
+    const int64_t n = std::min(kBlockKeys, k1 - j0);
+    for (int64_t jj = 0; jj < n; ++jj) {
+      const int64_t j = j0 + jj;
+      const char* kr = kbase + j * knb1;
+      DotFn dot = c.kdot;
+      if (c.kstrided) {
+        const int64_t nb0 = static_cast<int64_t>(c.k->nb[0]);
+        for (int64_t i = 0; i < p.D; ++i) g.kf[i] = load_elem(c.k->type, kr + i * nb0);
+        kr = reinterpret_cast<const char*>(g.kf);
+        dot = dot_f32;
+      }
+      for (int64_t i = 0; i < g.nh; ++i) {
+        float x = dot(g.qf + i * pD, kr, p.D);
+        if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
+        if (c.mask)
+          x += mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
+        g.sc[i * kBlockKeys + jj] = x;
+      }
+    }
+    bool any = false;
+    for (int64_t i = 0; i < g.nh; ++i) {
+      const float* sc = g.sc + i * kBlockKeys;
+      float bm = kNegInf;
+      for (int64_t jj = 0; jj < n; ++jj) bm = std::max(bm, sc[jj]);
+      if (bm > g.m[i]) {
+        if (g.l[i] > 0.0f) {
+          const float f = std::exp(g.m[i] - bm);
+          scale_row(g.acc[i], f, p.Dv);
+          g.l[i] *= f;
+        }
+        g.m[i] = bm;
+      }
+      any = any || bm > kNegInf;
+    }
+    if (!any) continue;                   // the whole block is masked for every head
+    for (int64_t i = 0; i < g.nh; ++i) {  // scores -> weights, in place
+      float* sc = g.sc + i * kBlockKeys;
+      if (g.m[i] > kNegInf)
+        g.l[i] += exp_block(sc, g.m[i], sc, n);
+      else
+        std::fill(sc, sc + n, 0.0f);
+    }
+    for (int64_t jj = 0; jj < n; ++jj) {
+      const char* vr = vbase + (j0 + jj) * vnb1;
+      AxpyFn axpy = c.vaxpy;
+      bool gathered = false;
+      for (int64_t i = 0; i < g.nh; ++i) {
+        const float w = g.sc[i * kBlockKeys + jj];
+        if (w == 0.0f) continue;
+        if (c.vstrided && !gathered) {
+          const int64_t nb0 = static_cast<int64_t>(c.v->nb[0]);
+          for (int64_t e = 0; e < p.Dv; ++e) g.vf[e] = load_elem(c.v->type, vr + e * nb0);
+          vr = reinterpret_cast<const char*>(g.vf);
+          axpy = axpy_f32;
+          gathered = true;
+        }
+        axpy(g.acc[i], w, vr, p.Dv);
+      }
+    }
+  }
+}
+
+void attention(const KernelArgs& a, int ith, int nth) {
+  const Plan p = make_plan(a.src, nth);
+  Ctx c{};
+  c.q = a.src[0];
+  c.k = a.src[1];
+  c.v = a.src[2];
+  c.mask = a.src[3];
+  c.qd = a.s[0];
+  c.kd = a.s[1];
+  c.vd = a.s[2];
+  c.md = a.s[3];
+  if (!c.md) c.mask = nullptr;
+  const zen_tensor& dst = *a.dst;
+  c.scale = zen_param_f32(&dst, ZEN_ATTN_SCALE);
+  c.softcap = zen_param_f32(&dst, ZEN_ATTN_SOFTCAP);
+  c.causal = dst.params[ZEN_ATTN_CAUSAL] != 0;
+  c.window = dst.params[ZEN_ATTN_WINDOW];
+  c.pos0 = dst.params[ZEN_ATTN_POS0];
+  c.kdot = dot_for(c.k->type);
+  c.vaxpy = axpy_for(c.v->type);
+  c.kstrided =
+      !is_block_type(c.k->type) && c.k->nb[0] != static_cast<uint64_t>(elem_size(c.k->type));
+  c.vstrided =
+      !is_block_type(c.v->type) && c.v->nb[0] != static_cast<uint64_t>(elem_size(c.v->type));
+
+  const int64_t pD = pad16(p.D), pDv = pad16(p.Dv);
+  float* scratch = static_cast<float*>(a.work) + static_cast<int64_t>(ith) * p.scratch;
+  Group g{};
+  g.qf = scratch;
+  float* accs = g.qf + p.chunk * pD;
+  g.sc = accs + p.chunk * pDv;
+  g.m = g.sc + p.chunk * kBlockKeys;
+  g.l = g.m + p.chunk * 8;
+  g.kf = g.m + p.chunk * 16;
+  g.vf = g.kf + pD;
+  float* partials = static_cast<float*>(a.work) + static_cast<int64_t>(nth) * p.scratch;
+
+  // Item index -> (s, t, hk, chunk), in the dst's order (heads fastest).
+  const auto setup = [&](int64_t item) {
+    const int64_t ci = item % p.chunks, hk = (item / p.chunks) % p.Hkv;
+    g.t = (item / (p.chunks * p.Hkv)) % p.T;
+    g.s = item / (p.chunks * p.Hkv * p.T);
+    g.hk = hk;
+    g.h0 = hk * p.group + ci * p.chunk;
+    g.nh = std::min(p.chunk, p.group - ci * p.chunk);
+    for (int64_t i = 0; i < g.nh; ++i) load_query(c, p, g.t, g.h0 + i, g.s, g.qf + i * pD);
+  };
+  const auto out_row = [&](int64_t t, int64_t h, int64_t s) {
+    return reinterpret_cast<float*>(at(a.d, dst, 0, h, t, s));
+  };
+  const auto qrow = [&](int64_t t, int64_t h, int64_t s) { return (s * p.T + t) * p.Hq + h; };
+
+  if (p.parts == 1) {
+    for (int64_t i = 0; i < p.chunk; ++i) g.acc[i] = accs + i * pDv;
+    const Range ir = share(p.items, ith, nth);
+    for (int64_t item = ir.begin; item < ir.end; ++item) {
+      setup(item);
+      int64_t lo, hi;
+      visible(c, p.L, g.t, lo, hi);
+      attend(c, p, g, lo, hi);
+      for (int64_t i = 0; i < g.nh; ++i) {
+        float* o = out_row(g.t, g.h0 + i, g.s);
+        const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
+        for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
+      }
+    }
+    return;
+  }
+
+  // Split KV: each (item, part) leaves (m, l, acc) of each of its query rows in that row's
+  // partial slot for the part; then the parts of each row are merged:
+  // M = max m_p, out = sum e^(m_p - M) acc_p / sum e^(m_p - M) l_p.
+  const Range ir = share(p.items * p.parts, ith, nth);
+  for (int64_t w = ir.begin; w < ir.end; ++w) {
+    const int64_t item = w / p.parts, part = w % p.parts;
+    setup(item);
+    int64_t lo, hi;
+    visible(c, p.L, g.t, lo, hi);
+    const int64_t len = (hi - lo + p.parts - 1) / p.parts;
+    const int64_t k0 = std::min(hi, lo + part * len), k1 = std::min(hi, k0 + len);
+    float* slot[kMaxHeads];
+    for (int64_t i = 0; i < g.nh; ++i) {
+      slot[i] = partials + (qrow(g.t, g.h0 + i, g.s) * p.parts + part) * p.partial;
+      g.acc[i] = slot[i] + 2;
+    }
+    attend(c, p, g, k0, k1);
+    for (int64_t i = 0; i < g.nh; ++i) {
+      slot[i][0] = g.m[i];
+      slot[i][1] = g.l[i];
+    }
+  }
+  sync_threads(a);
+  const Range rr = share(p.T * p.Hq * p.S, ith, nth);
+  for (int64_t r = rr.begin; r < rr.end; ++r) {
+    const int64_t h = r % p.Hq, t = (r / p.Hq) % p.T, s = r / (p.Hq * p.T);
+    const float* row_parts = partials + r * p.parts * p.partial;
+    float mx = kNegInf;
+    for (int64_t q = 0; q < p.parts; ++q)
+      if (row_parts[q * p.partial + 1] > 0.0f) mx = std::max(mx, row_parts[q * p.partial]);
+    float* o = out_row(t, h, s);
+    std::fill(o, o + p.Dv, 0.0f);
+    if (!(mx > kNegInf)) continue;  // no part saw a key: zeros
+    float l = 0.0f;
+    for (int64_t q = 0; q < p.parts; ++q) {
+      const float* slot = row_parts + q * p.partial;
+      if (!(slot[1] > 0.0f)) continue;
+      const float f = std::exp(slot[0] - mx);
+      l += f * slot[1];
+      axpy_f32(o, f, reinterpret_cast<const char*>(slot + 2), p.Dv);
+    }
+    scale_row(o, 1.0f / l, p.Dv);
+  }
+}
+
+constexpr KernelEntry kAttention[] = {
+    {ZEN_OP_ATTENTION, ZEN_TYPE_F32, kAnyType, kAnyType, attention, attention_work},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> attention_kernels() { return kAttention; }
 
 }  // namespace ZEN_CPU_NS

@@ -1,5 +1,7 @@
 // Data movement: none/view (nothing to do), cpy (convert + gather into packed), get_rows.
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include <zen/plugin.hpp>
 
@@ -11,15 +13,40 @@ namespace {
 
 void nothing(const KernelArgs&, int, int) {}
 
-// dst and src0 have the same shape; dst is packed, src0 may be any view.
+// dst and src0 have the same shape; dst is packed, src0 may be any view (a permute is
+// materialised here). Rows with unit-stride source elements take a tight loop (memcpy when the
+// types are equal); others gather element by element.
+// (Plan: tile transposes, whose source ne0 stride is large, for cache locality.)
 template <class D, class S>
 void cpy(const KernelArgs& a, int ith, int nth) {
   const zen_tensor &dst = *a.dst, &src = *a.src[0];
   const Range r = share(rows(dst), ith, nth);
+  const int64_t n = dst.ne[0], nb0 = static_cast<int64_t>(src.nb[0]);
   for (int64_t row = r.begin; row < r.end; ++row) {
     const RowIndex i = row_index(dst, row);
-    for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0)
-      store<D>(at(a.d, dst, i0, i.i1, i.i2, i.i3), load<S>(at(a.s[0], src, i0, i.i1, i.i2, i.i3)));
+    char* out = at(a.d, dst, 0, i.i1, i.i2, i.i3);
+    const char* in = at(a.s[0], src, 0, i.i1, i.i2, i.i3);
+    if constexpr (std::is_same_v<D, S>) {
+      if (nb0 == sizeof(S)) {
+        std::memcpy(out, in, static_cast<size_t>(n) * sizeof(S));
+      } else {
+        for (int64_t i0 = 0; i0 < n; ++i0)
+          std::memcpy(out + i0 * static_cast<int64_t>(sizeof(S)), in + i0 * nb0, sizeof(S));
+      }
+    } else if (nb0 == sizeof(S)) {
+      S tmp[64];
+      D conv[64];
+      for (int64_t i0 = 0; i0 < n; i0 += 64) {
+        const int64_t m = std::min<int64_t>(64, n - i0);
+        std::memcpy(tmp, in + i0 * nb0, static_cast<size_t>(m) * sizeof(S));
+        for (int64_t j = 0; j < m; ++j) conv[j] = from_f32<D>(to_f32(tmp[j]));
+        std::memcpy(out + i0 * static_cast<int64_t>(sizeof(D)), conv,
+                    static_cast<size_t>(m) * sizeof(D));
+      }
+    } else {
+      for (int64_t i0 = 0; i0 < n; ++i0)
+        store<D>(out + i0 * static_cast<int64_t>(sizeof(D)), load<S>(in + i0 * nb0));
+    }
   }
 }
 
@@ -58,6 +85,7 @@ constexpr KernelEntry kKernels[] = {
     {ZEN_OP_CPY, BF16, F32, kNoSrc, cpy<bf16_t, float>},
     {ZEN_OP_CPY, BF16, F16, kNoSrc, cpy<bf16_t, f16_t>},
     {ZEN_OP_CPY, BF16, BF16, kNoSrc, cpy<bf16_t, bf16_t>},
+    {ZEN_OP_CPY, I32, I32, kNoSrc, cpy<int32_t, int32_t>},
     {ZEN_OP_GET_ROWS, F32, F32, I32, get_rows<float>},
     {ZEN_OP_GET_ROWS, F32, F16, I32, get_rows<f16_t>},
     {ZEN_OP_GET_ROWS, F32, BF16, I32, get_rows<bf16_t>},

@@ -1,8 +1,11 @@
-// Element-wise F32 ops: add and mul with src1 broadcast over src0, scale, silu.
+// Element-wise ops: add and mul (F32) with src1 broadcast over src0; scale and silu (F32 with
+// a vector path for packed rows, F16 and BF16 through the scalar path).
 #include <cmath>
+#include <type_traits>
 
 #include "kernels.h"
 #include "tensor_access.h"
+#include "vec.h"
 
 namespace ZEN_CPU_NS {
 namespace {
@@ -29,26 +32,39 @@ void binary(const KernelArgs& k, int ith, int nth) {
   }
 }
 
-// Row-wise map of src0 into dst.
-template <class F>
-void map_rows(const KernelArgs& k, int ith, int nth, F&& f) {
+// Row-wise map of src0 into dst: `vf(y, x, n)` on packed F32 rows, else `f` per element
+// through the strided accessors (views, F16, BF16).
+template <class T, class F, class VF>
+void map_rows(const KernelArgs& k, int ith, int nth, F&& f, VF&& vf) {
   const zen_tensor &dst = *k.dst, &a = *k.src[0];
+  const bool fast =
+      std::is_same_v<T, float> && a.nb[0] == sizeof(float) && dst.nb[0] == sizeof(float);
   const Range r = share(rows(dst), ith, nth);
   for (int64_t row = r.begin; row < r.end; ++row) {
     const RowIndex i = row_index(dst, row);
+    if (fast) {
+      vf(reinterpret_cast<float*>(at(k.d, dst, 0, i.i1, i.i2, i.i3)),
+         reinterpret_cast<const float*>(at(k.s[0], a, 0, i.i1, i.i2, i.i3)), dst.ne[0]);
+      continue;
+    }
     for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0)
-      store<float>(at(k.d, dst, i0, i.i1, i.i2, i.i3),
-                   f(load<float>(at(k.s[0], a, i0, i.i1, i.i2, i.i3))));
+      store<T>(at(k.d, dst, i0, i.i1, i.i2, i.i3), f(load<T>(at(k.s[0], a, i0, i.i1, i.i2, i.i3))));
   }
 }
 
+template <class T>
 void scale(const KernelArgs& k, int ith, int nth) {
   const float s = zen_param_f32(k.dst, 0), bias = zen_param_f32(k.dst, 1);
-  map_rows(k, ith, nth, [=](float x) { return x * s + bias; });
+  map_rows<T>(
+      k, ith, nth, [=](float x) { return x * s + bias; },
+      [=](float* y, const float* x, int64_t n) { vec::mul_add(y, x, s, bias, n); });
 }
 
+template <class T>
 void silu(const KernelArgs& k, int ith, int nth) {
-  map_rows(k, ith, nth, [](float x) { return x / (1.0f + std::exp(-x)); });
+  map_rows<T>(
+      k, ith, nth, [](float x) { return x / (1.0f + std::exp(-x)); },
+      [](float* y, const float* x, int64_t n) { vec::silu(y, x, nullptr, n); });
 }
 
 constexpr uint32_t F32 = ZEN_TYPE_F32;
@@ -57,8 +73,12 @@ constexpr KernelEntry kBinary[] = {
     {ZEN_OP_MUL, F32, F32, F32, binary<Mul>},
 };
 constexpr KernelEntry kUnary[] = {
-    {ZEN_OP_SCALE, F32, F32, kNoSrc, scale},
-    {ZEN_OP_SILU, F32, F32, kNoSrc, silu},
+    {ZEN_OP_SCALE, F32, F32, kNoSrc, scale<float>},
+    {ZEN_OP_SCALE, ZEN_TYPE_F16, ZEN_TYPE_F16, kNoSrc, scale<f16_t>},
+    {ZEN_OP_SCALE, ZEN_TYPE_BF16, ZEN_TYPE_BF16, kNoSrc, scale<bf16_t>},
+    {ZEN_OP_SILU, F32, F32, kNoSrc, silu<float>},
+    {ZEN_OP_SILU, ZEN_TYPE_F16, ZEN_TYPE_F16, kNoSrc, silu<f16_t>},
+    {ZEN_OP_SILU, ZEN_TYPE_BF16, ZEN_TYPE_BF16, kNoSrc, silu<bf16_t>},
 };
 
 }  // namespace

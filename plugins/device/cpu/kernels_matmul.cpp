@@ -1,14 +1,28 @@
-// Reference matmul: dst [M, N, B2, B3] = a [K, M, A2, A3] x b [K, N, B2, B3], a broadcast over
-// the batch dims. Each output is one dot product accumulated in double (products of floats are
-// exact in double), so the result is the correctly rounded float of a near-exact sum.
+// matmul: dst [M, N, B2, B3] = a [K, M, A2, A3] x b [K, N, B2, B3], a broadcast over the batch
+// dims. matmul_id: dst [M, U, T] with dst[:, u, t] = experts[:, :, ids[u, t]] x b[:, u or 0, t].
+//
+// Fast path (every weight type of matmul/vec_dot.h): the activations are converted once per
+// node into the scratch (F32 rows for float weights, Q8 blocks of 32 or Q8_K blocks of 256 for
+// quantized weights), each thread converting its share of the rows; after the barrier the
+// threads split the output into tiles of (weight rows x activation columns). A tile's weight
+// rows are sized to stay in L2 while every column group of the tile passes over them, and
+// the types with a 4-column dot product load each weight block once per 4 columns. With N = 1
+// (decode) the tiles are chunks of rows: the weights stream through once.
+//
+// Reference path (float weights with strided rows, or no scratch): each output is one dot
+// product accumulated in double (products of floats are exact in double).
+#include <algorithm>
+#include <cstring>
+
 #include "kernels.h"
+#include "matmul/vec_dot.h"
 #include "tensor_access.h"
 
 namespace ZEN_CPU_NS {
 namespace {
 
 template <class A>
-void matmul(const KernelArgs& ar, int ith, int nth) {
+void matmul_ref(const KernelArgs& ar, int ith, int nth) {
   const zen_tensor &dst = *ar.dst, &a = *ar.src[0], &b = *ar.src[1];
   const int64_t K = a.ne[0], M = dst.ne[0];
   const int64_t r2 = b.ne[2] / a.ne[2], r3 = b.ne[3] / a.ne[3];
@@ -27,11 +41,243 @@ void matmul(const KernelArgs& ar, int ith, int nth) {
   }
 }
 
-constexpr KernelEntry kKernels[] = {
-    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_F32, ZEN_TYPE_F32, matmul<float>},
-    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_F16, ZEN_TYPE_F32, matmul<f16_t>},
-    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_BF16, ZEN_TYPE_F32, matmul<bf16_t>},
+constexpr uint64_t kAlign = 64;
+inline uint64_t align_up(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+// The fast path applies: a supported weight type whose rows are contiguous.
+const mm::WeightType* fast_type(const zen_tensor& a) {
+  const mm::WeightType* wt = mm::weight_type(a.type);
+  if (!wt) return nullptr;
+  if (wt->blck == 1 && a.nb[0] != wt->bytes) return nullptr;
+  return wt;
+}
+
+uint64_t act_bytes(const mm::WeightType& wt, const zen_tensor& a, const zen_tensor& b) {
+  return align_up(rows(b) * mm::act_row_bytes(wt.act, a.ne[0]));
+}
+
+// Converts rows [share of ith] of b into the scratch, one activation row each.
+void convert_activations(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nth) {
+  const zen_tensor &a = *ar.src[0], &b = *ar.src[1];
+  const int64_t K = a.ne[0];
+  const size_t arb = mm::act_row_bytes(wt.act, K);
+  const Range r = share(rows(b), ith, nth);
+  for (int64_t row = r.begin; row < r.end; ++row) {
+    const RowIndex i = row_index(b, row);
+    mm::quantize_act(wt.act, at(ar.s[1], b, 0, i.i1, i.i2, i.i3), static_cast<int64_t>(b.nb[0]), K,
+                     static_cast<char*>(ar.work) + row * arb);
+  }
+}
+
+// Tile sizes: weight rows per tile so the tile's rows stay in L2 (~128 KiB) and the threads
+// get several tiles each; activation columns per tile so their rows stay in L2 (~256 KiB).
+struct Tiling {
+  int64_t mb, nb;
 };
+Tiling tiling(int64_t M, int64_t N, size_t wrow, size_t arow, int nth) {
+  int64_t mb =
+      std::clamp<int64_t>(static_cast<int64_t>((128u << 10) / std::max<size_t>(wrow, 1)), 4, 64);
+  mb = std::min(mb, std::max<int64_t>(4, (M + 4 * nth - 1) / (4 * nth)));
+  int64_t nb =
+      std::clamp<int64_t>(static_cast<int64_t>((256u << 10) / std::max<size_t>(arow, 1)), 4, 64);
+  nb = std::min(nb, N);
+  return {std::max<int64_t>(mb, 1), std::max<int64_t>(nb, 1)};
+}
+
+// Weight rows [m0, m1) x the activation rows act[0..n): dst element for (m, c) at out(m, c).
+template <class Out>
+void tile(const mm::WeightType& wt, int64_t K, const char* w, size_t wrow, int64_t m0, int64_t m1,
+          const void* const* act, int64_t n, Out out) {
+  int64_t c = 0;
+  if (wt.dot4) {
+    for (; c + 4 <= n; c += 4)
+      for (int64_t m = m0; m < m1; ++m) {
+        float r[4];
+        wt.dot4(K, w + m * wrow, act + c, r);
+        for (int j = 0; j < 4; ++j) *out(m, c + j) = r[j];
+      }
+  }
+  for (; c < n; ++c)
+    for (int64_t m = m0; m < m1; ++m) *out(m, c) = wt.dot(K, w + m * wrow, act[c]);
+}
+
+void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nth) {
+  const zen_tensor &dst = *ar.dst, &a = *ar.src[0], &b = *ar.src[1];
+  const int64_t K = a.ne[0], M = a.ne[1], N = b.ne[1], B2 = b.ne[2], B3 = b.ne[3];
+  const int64_t r2 = B2 / a.ne[2], r3 = B3 / a.ne[3];
+  const size_t arb = mm::act_row_bytes(wt.act, K);
+  const size_t wrow = static_cast<size_t>(a.nb[1]);
+
+  convert_activations(ar, wt, ith, nth);
+  sync_threads(ar);
+
+  const Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  const int64_t mt = (M + t.mb - 1) / t.mb, nt = (N + t.nb - 1) / t.nb;
+  const Range r = share(B2 * B3 * mt * nt, ith, nth);
+  const void* act[64];
+  for (int64_t item = r.begin; item < r.end; ++item) {
+    const int64_t batch = item / (mt * nt), rest = item % (mt * nt);
+    // Row tiles outermost within a batch: neighbouring items (one thread's share) reuse the
+    // same activations, and for N = 1 each thread streams one contiguous run of rows.
+    const int64_t ti = rest / nt, tj = rest % nt;
+    const int64_t i2 = batch % B2, i3 = batch / B2;
+    const int64_t m0 = ti * t.mb, m1 = std::min(M, m0 + t.mb);
+    const int64_t n0 = tj * t.nb, n = std::min(N, n0 + t.nb) - n0;
+    const char* w = at(ar.s[0], a, 0, 0, i2 / r2, i3 / r3);
+    for (int64_t c = 0; c < n; ++c)
+      act[c] =
+          static_cast<const char*>(ar.work) + ((batch * N) + n0 + c) * static_cast<int64_t>(arb);
+    tile(wt, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
+      return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
+    });
+  }
+}
+
+template <class A>
+void matmul(const KernelArgs& ar, int ith, int nth) {
+  const mm::WeightType* wt = fast_type(*ar.src[0]);
+  if (wt && ar.work) return matmul_fast(ar, *wt, ith, nth);
+  matmul_ref<A>(ar, ith, nth);
+}
+void matmul_q(const KernelArgs& ar, int ith, int nth) {
+  const mm::WeightType* wt = fast_type(*ar.src[0]);
+  if (wt && ar.work) matmul_fast(ar, *wt, ith, nth);
+}
+
+uint64_t matmul_work(const zen_tensor&, const zen_tensor* const* src, int) {
+  const mm::WeightType* wt = fast_type(*src[0]);
+  return wt ? act_bytes(*wt, *src[0], *src[1]) : 0;
+}
+
+// ---- matmul_id -----------------------------------------------------------------------------
+// Scratch: activation rows, then counts[E], then the (u, t) pairs grouped by expert.
+void matmul_id(const KernelArgs& ar, int ith, int nth) {
+  const zen_tensor &dst = *ar.dst, &a = *ar.src[0], &b = *ar.src[1], &ids = *ar.src[2];
+  const mm::WeightType* wtp = fast_type(a);
+  if (!wtp || !ar.work) return;
+  const mm::WeightType& wt = *wtp;
+  const int64_t K = a.ne[0], M = a.ne[1], E = a.ne[2], U1 = b.ne[1], U = ids.ne[0], T = ids.ne[1];
+  const size_t arb = mm::act_row_bytes(wt.act, K);
+  int64_t* counts = reinterpret_cast<int64_t*>(static_cast<char*>(ar.work) + act_bytes(wt, a, b));
+  int32_t* pairs = reinterpret_cast<int32_t*>(counts + E + 1);
+
+  convert_activations(ar, wt, ith, nth);
+  if (ith == 0) {  // group the (u, t) slots by expert (counting sort); bad ids get zeros
+    std::fill(counts, counts + E + 1, 0);
+    auto id_at = [&](int64_t u, int64_t tt) {
+      int32_t e;
+      std::memcpy(&e, at(ar.s[2], ids, u, tt, 0, 0), sizeof e);
+      return e;
+    };
+    for (int64_t tt = 0; tt < T; ++tt)
+      for (int64_t u = 0; u < U; ++u) {
+        const int32_t e = id_at(u, tt);
+        if (e >= 0 && e < E)
+          ++counts[e + 1];
+        else
+          for (int64_t m = 0; m < M; ++m)
+            *reinterpret_cast<float*>(at(ar.d, dst, m, u, tt, 0)) = 0.0f;
+      }
+    for (int64_t e = 0; e < E; ++e) counts[e + 1] += counts[e];  // now offsets
+    for (int64_t tt = 0; tt < T; ++tt)
+      for (int64_t u = 0; u < U; ++u) {
+        const int32_t e = id_at(u, tt);
+        if (e < 0 || e >= E) continue;
+        int32_t* p = pairs + 2 * counts[e]++;
+        p[0] = static_cast<int32_t>(u);
+        p[1] = static_cast<int32_t>(tt);
+      }
+    for (int64_t e = E; e > 0; --e) counts[e] = counts[e - 1];  // back to offsets: [e, e + 1)
+    counts[0] = 0;
+  }
+  sync_threads(ar);
+
+  // Items: per expert, tiles of its rows x its tokens; each expert's weights stream once.
+  const Tiling t0 = tiling(M, 1, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  int64_t total = 0;
+  for (int64_t e = 0; e < E; ++e) {
+    const int64_t c = counts[e + 1] - counts[e];
+    if (c) total += ((M + t0.mb - 1) / t0.mb) * ((c + 63) / 64);
+  }
+  const Range r = share(total, ith, nth);
+  const int64_t mt = (M + t0.mb - 1) / t0.mb;
+  int64_t item = 0;
+  const void* act[64];
+  for (int64_t e = 0; e < E && item < r.end; ++e) {
+    const int64_t c = counts[e + 1] - counts[e];
+    if (!c) continue;
+    const int64_t nt = (c + 63) / 64;
+    if (item + mt * nt <= r.begin) {
+      item += mt * nt;
+      continue;
+    }
+    const char* w = at(ar.s[0], a, 0, 0, e, 0);
+    for (int64_t ti = 0; ti < mt; ++ti)
+      for (int64_t tj = 0; tj < nt; ++tj, ++item) {
+        if (item < r.begin || item >= r.end) continue;
+        const int64_t m0 = ti * t0.mb, m1 = std::min(M, m0 + t0.mb);
+        const int64_t j0 = tj * 64, n = std::min(c, j0 + 64) - j0;
+        const int32_t* p = pairs + 2 * (counts[e] + j0);
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t u = p[2 * j], tt = p[2 * j + 1];
+          act[j] = static_cast<const char*>(ar.work) +
+                   (tt * U1 + (U1 == 1 ? 0 : u)) * static_cast<int64_t>(arb);
+        }
+        tile(wt, K, w, static_cast<size_t>(a.nb[1]), m0, m1, act, n, [&](int64_t m, int64_t j) {
+          return reinterpret_cast<float*>(at(ar.d, dst, m, p[2 * j], p[2 * j + 1], 0));
+        });
+      }
+  }
+}
+
+uint64_t matmul_id_work(const zen_tensor&, const zen_tensor* const* src, int) {
+  const mm::WeightType* wt = fast_type(*src[0]);
+  if (!wt) return 0;
+  const uint64_t E = static_cast<uint64_t>(src[0]->ne[2]);
+  const uint64_t slots = static_cast<uint64_t>(src[2]->ne[0] * src[2]->ne[1]);
+  return act_bytes(*wt, *src[0], *src[1]) + (E + 1) * sizeof(int64_t) + slots * 2 * sizeof(int32_t);
+}
+
+#define ZEN_MM(T) \
+  { ZEN_OP_MATMUL, ZEN_TYPE_F32, T, ZEN_TYPE_F32, matmul_q, matmul_work }
+#define ZEN_MMID(T) \
+  { ZEN_OP_MATMUL_ID, ZEN_TYPE_F32, T, ZEN_TYPE_F32, matmul_id, matmul_id_work }
+constexpr KernelEntry kKernels[] = {
+    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_F32, ZEN_TYPE_F32, matmul<float>, matmul_work},
+    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_F16, ZEN_TYPE_F32, matmul<f16_t>, matmul_work},
+    {ZEN_OP_MATMUL, ZEN_TYPE_F32, ZEN_TYPE_BF16, ZEN_TYPE_F32, matmul<bf16_t>, matmul_work},
+    ZEN_MM(ZEN_TYPE_Q4_0),
+    ZEN_MM(ZEN_TYPE_Q4_1),
+    ZEN_MM(ZEN_TYPE_Q5_0),
+    ZEN_MM(ZEN_TYPE_Q5_1),
+    ZEN_MM(ZEN_TYPE_Q8_0),
+    ZEN_MM(ZEN_TYPE_Q2_K),
+    ZEN_MM(ZEN_TYPE_Q3_K),
+    ZEN_MM(ZEN_TYPE_Q4_K),
+    ZEN_MM(ZEN_TYPE_Q5_K),
+    ZEN_MM(ZEN_TYPE_Q6_K),
+    ZEN_MM(ZEN_TYPE_IQ4_NL),
+    ZEN_MM(ZEN_TYPE_IQ4_XS),
+    ZEN_MM(ZEN_TYPE_MXFP4),
+    ZEN_MMID(ZEN_TYPE_F32),
+    ZEN_MMID(ZEN_TYPE_F16),
+    ZEN_MMID(ZEN_TYPE_BF16),
+    ZEN_MMID(ZEN_TYPE_Q4_0),
+    ZEN_MMID(ZEN_TYPE_Q4_1),
+    ZEN_MMID(ZEN_TYPE_Q5_0),
+    ZEN_MMID(ZEN_TYPE_Q5_1),
+    ZEN_MMID(ZEN_TYPE_Q8_0),
+    ZEN_MMID(ZEN_TYPE_Q2_K),
+    ZEN_MMID(ZEN_TYPE_Q3_K),
+    ZEN_MMID(ZEN_TYPE_Q4_K),
+    ZEN_MMID(ZEN_TYPE_Q5_K),
+    ZEN_MMID(ZEN_TYPE_Q6_K),
+    ZEN_MMID(ZEN_TYPE_IQ4_NL),
+    ZEN_MMID(ZEN_TYPE_IQ4_XS),
+    ZEN_MMID(ZEN_TYPE_MXFP4),
+};
+#undef ZEN_MM
+#undef ZEN_MMID
 
 }  // namespace
 

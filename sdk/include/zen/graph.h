@@ -144,18 +144,34 @@ typedef enum zen_rope_params {
   ZEN_ROPE_ATTN_FACTOR = 6, /* f32: YaRN magnitude scale [1] */
   ZEN_ROPE_BETA_FAST = 7,   /* f32: YaRN [32] */
   ZEN_ROPE_BETA_SLOW = 8,   /* f32: YaRN [1] */
-  ZEN_ROPE_N_PARAMS = 9
+  /* ---- appended: ZEN_ROPE_MROPE's rotary pairs per position axis (time, height, width,
+   * extra) [0]; pair i takes the position of the axis whose section holds i % (sum) ---- */
+  ZEN_ROPE_SECTION_0 = 9,
+  ZEN_ROPE_SECTION_1 = 10,
+  ZEN_ROPE_SECTION_2 = 11,
+  ZEN_ROPE_SECTION_3 = 12,
+  ZEN_ROPE_N_PARAMS = 13
 } zen_rope_params;
 
 typedef enum zen_rope_mode {
   ZEN_ROPE_NORMAL = 0, /* rotate adjacent pairs (x0, x1), (x2, x3), ... */
-  ZEN_ROPE_NEOX = 2    /* rotate (x[i], x[i + n_dims / 2]) */
+  ZEN_ROPE_NEOX = 2,   /* rotate (x[i], x[i + n_dims / 2]) */
+  ZEN_ROPE_MROPE = 8   /* multi-axis (M-RoPE, image/video models): NEOX pairs, positions I32
+                          [4 * T] axis-major (all times, then heights, widths, extras), each
+                          pair's axis chosen by ZEN_ROPE_SECTION_* */
 } zen_rope_mode;
 
 typedef enum zen_attention_params {
   ZEN_ATTN_SCALE = 0,   /* f32: applied to q.k [1 / sqrt(head dim)] */
   ZEN_ATTN_SOFTCAP = 1, /* f32: logit soft-capping, c * tanh(x / c) [0 = off] */
-  ZEN_ATTN_N_PARAMS = 2
+  /* ---- appended: masks computed from positions (key j of kv row, query i of q) ---- */
+  /* Query i sits at kv position pos0 + i (decode against a longer KV cache). */
+  ZEN_ATTN_CAUSAL = 2, /* i32: 1 = key j visible only if j <= pos0 + i [0 = off] */
+  ZEN_ATTN_WINDOW = 3, /* i32: sliding window W: key j visible only if j > pos0 + i - W [0 = off] */
+  ZEN_ATTN_POS0 = 4,   /* i32: kv position of query 0 [L - T: the queries are the last keys] */
+  ZEN_ATTN_N_PARAMS = 5
+  /* Scores are scale * q.k, then soft-capped, then the mask is added; keys outside the
+   * causal/window range get -inf. A query that sees no key at all outputs zeros. */
 } zen_attention_params;
 
 #ifdef __cplusplus

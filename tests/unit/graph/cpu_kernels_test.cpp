@@ -350,19 +350,20 @@ TEST_F(CpuKernels, SupportsExactlyTheRegisteredTypes) {
   Graph g;
   TensorId f32 = g.input("f32", ZEN_TYPE_F32, V{32, 2});
   TensorId f16 = g.input("f16", ZEN_TYPE_F16, V{32, 2});
-  TensorId q4 = g.input("q4", ZEN_TYPE_Q4_0, V{32, 2});
+  TensorId iq2 = g.input("iq2", ZEN_TYPE_IQ2_XXS, V{256, 2});
   TensorId yes = g.op(ZEN_OP_MATMUL, std::vector<TensorId>{f16, f32});
-  TensorId no_q = g.op(ZEN_OP_MATMUL, std::vector<TensorId>{q4, f32});
+  TensorId no_iq2 =
+      g.op(ZEN_OP_MATMUL, std::vector<TensorId>{iq2, g.input("x256", ZEN_TYPE_F32, V{256, 2})});
   TensorId no_add16 = g.op(ZEN_OP_ADD, std::vector<TensorId>{f16, f16});
-  TensorId no_rope =
+  TensorId rope =
       g.op(ZEN_OP_ROPE,
            std::vector<TensorId>{g.reshape(f32, V{32, 1, 2}), g.input("pos", ZEN_TYPE_I32, V{2})},
            std::vector<int32_t>{32});
   graph::Lowered all = graph::lower_all(g);
   EXPECT_TRUE(cpu.table->supports_op(cpu.dev, all.graph(), yes));
-  EXPECT_FALSE(cpu.table->supports_op(cpu.dev, all.graph(), no_q));
+  EXPECT_FALSE(cpu.table->supports_op(cpu.dev, all.graph(), no_iq2));
   EXPECT_FALSE(cpu.table->supports_op(cpu.dev, all.graph(), no_add16));
-  EXPECT_FALSE(cpu.table->supports_op(cpu.dev, all.graph(), no_rope));
+  EXPECT_TRUE(cpu.table->supports_op(cpu.dev, all.graph(), rope));
 }
 
 TEST_F(CpuKernels, DeviceProps) {

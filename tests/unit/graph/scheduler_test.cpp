@@ -143,8 +143,12 @@ TEST_F(Pipeline, RunsTwiceWithNewInputs) {
   auto again = r.in("ids", ids_).go().out("probs");
   EXPECT_EQ(first, again);
   EXPECT_NE(first, second);
+  // Identical tokens give identical rows up to rounding: the matmul computes columns in groups
+  // of four with a different kernel for the remainder, so a token's position in the batch may
+  // change its summation order (bitwise batch invariance is the deterministic mode's job).
   for (int64_t t = 1; t < kTokens; ++t)
-    for (int64_t j = 0; j < kOut; ++j) EXPECT_EQ(second[t * kOut + j], second[j]);
+    for (int64_t j = 0; j < kOut; ++j)
+      EXPECT_NEAR(second[t * kOut + j], second[j], 1e-6 * std::fabs(second[j]) + 1e-9);
 }
 
 // No two blocks alive at the same step on the same device share a byte.
@@ -227,36 +231,21 @@ TEST(Scheduler, ViewsKeepTheirStorageAlive) {
 
 TEST(Scheduler, UnsupportedOpNamesOpShapesAndDevices) {
   ZEN_REQUIRE_DEVICES();
+  // IQ2_XXS has a layout but no kernel on any device: the plan must say so, naming the op,
+  // the shapes and every device asked.
   Graph g;
-  TensorId x = g.input("x", ZEN_TYPE_F32, V{8, 2, 3});
-  TensorId pos = g.input("pos", ZEN_TYPE_I32, V{3});
-  g.output(g.op(ZEN_OP_ROPE, T{x, pos}, std::vector<int32_t>{8}), "y");
+  std::vector<uint8_t> q(66 * 4);
+  TensorId w = g.weight("w", ZEN_TYPE_IQ2_XXS, V{256, 4}, {q.data(), "", nullptr, 0});
+  g.output(g.op(ZEN_OP_MATMUL, T{w, g.input("x", ZEN_TYPE_F32, V{256, 2})}), "y");
   graph::Scheduler s({Plugins::get().testdev(), Plugins::get().cpu()});
   try {
     s.plan(std::move(g));
-    FAIL() << "rope has no kernel anywhere yet";
+    FAIL() << "IQ2_XXS matmul has no kernel anywhere";
   } catch (const Error& e) {
     EXPECT_EQ(e.status, ZEN_ERR_UNSUPPORTED);
     EXPECT_EQ(e.message,
-              "no device supports rope: src0 F32 [8, 2, 3], src1 I32 [3] -> F32 [8, 2, 3] "
+              "no device supports matmul: src0 IQ2_XXS [256, 4], src1 F32 [256, 2] -> F32 [4, 2] "
               "(asked testdev:0, cpu)");
-  }
-}
-
-TEST(Scheduler, QuantizedMatmulIsUnsupportedForNow) {
-  ZEN_REQUIRE_DEVICES();
-  Graph g;
-  std::vector<uint8_t> q(18 * 4);
-  TensorId w = g.weight("w", ZEN_TYPE_Q4_0, V{32, 4}, {q.data(), "", nullptr, 0});
-  g.output(g.op(ZEN_OP_MATMUL, T{w, g.input("x", ZEN_TYPE_F32, V{32, 2})}), "y");
-  graph::Scheduler s(cpu_only());
-  try {
-    s.plan(std::move(g));
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.message,
-              "no device supports matmul: src0 Q4_0 [32, 4], src1 F32 [32, 2] -> F32 [4, 2] "
-              "(asked cpu)");
   }
 }
 

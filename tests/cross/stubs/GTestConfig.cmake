@@ -1,0 +1,15 @@
+# Stand-in for GoogleTest in cross builds: built for the target from /usr/src/googletest.
+include(${CMAKE_CURRENT_LIST_DIR}/zen_cross_deps.cmake)
+if(NOT TARGET GTest::gtest)
+  set(ZEN_GTEST_SOURCE /usr/src/googletest/googletest CACHE PATH "GoogleTest sources")
+  if(NOT EXISTS ${ZEN_GTEST_SOURCE}/CMakeLists.txt)
+    message(FATAL_ERROR "cross build: no GoogleTest sources in ${ZEN_GTEST_SOURCE} (libgtest-dev)")
+  endif()
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(gtest_force_shared_crt OFF CACHE BOOL "" FORCE)
+  add_subdirectory(${ZEN_GTEST_SOURCE} ${CMAKE_BINARY_DIR}/_googletest EXCLUDE_FROM_ALL)
+  if(NOT TARGET GTest::gtest)  # googletest >= 1.11 defines these aliases itself
+    add_library(GTest::gtest ALIAS gtest)
+    add_library(GTest::gtest_main ALIAS gtest_main)
+  endif()
+endif()
