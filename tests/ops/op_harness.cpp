@@ -1,6 +1,8 @@
 #include "op_harness.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -24,6 +26,8 @@ struct Devices {
 
   Devices() {
     config.plugin_paths = {ZEN_BUILD_PLUGIN_DIR};
+    // CTest runs every op family twice on x86: on the best variant and on the baseline.
+    if (const char* v = std::getenv("ZEN_CPU_VARIANT"); v && *v) config.cpu_variant = v;
     host::register_core_services();
     registry = std::make_unique<host::PluginRegistry>(config, host::host_api(config));
     for (const host::PluginRecord* rec : registry->loaded(ZEN_KIND_DEVICE)) {
@@ -32,6 +36,10 @@ struct Devices {
       for (uint32_t i = 0; i < table->device_count(); ++i)
         refs.push_back(graph::DeviceRef::open(table, i, rec->name + ":" + std::to_string(i)));
     }
+    std::string list;
+    for (const auto& r : refs) list += " " + r.id;
+    std::fprintf(stderr, "op harness: devices%s (cpu variant %s)\n", list.c_str(),
+                 cpu_variant.c_str());
   }
   ~Devices() {
     for (auto& r : refs) r.close();
