@@ -17,6 +17,7 @@
 #endif
 
 #include "../fp16.h"
+#include "../vec.h"
 #include "quant/codec.h"  // the non-linear grids kvalues_iq4nl, kvalues_mxfp4
 
 namespace ZEN_CPU_NS::mm {
@@ -323,12 +324,7 @@ inline int grid_dot32(const int8_t* grid, const uint8_t* qs, const int8_t* y) {
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define ZEN_MM_AVX2 1
 
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
+using vec::hsum;  // the float horizontal sum the row kernels use (vec.h)
 inline int hsum_i32(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
