@@ -57,14 +57,7 @@ void get_rows(const KernelArgs& a, int ith, int nth) {
   const Range r = share(rows(dst), ith, nth);
   for (int64_t row = r.begin; row < r.end; ++row) {
     const RowIndex i = row_index(dst, row);
-    int32_t id;
-    std::memcpy(&id, at(a.s[1], ids, i.i1, i.i2, i.i3, 0), sizeof id);
-    // A bad token id must not read outside the table. (Threads will need to report this
-    // instead of throwing.)
-    if (id < 0 || id >= table.ne[1])
-      throw zen::Error(ZEN_ERR_INVALID_ARG, "get_rows: row id " + std::to_string(id) +
-                                                " is outside 0.." +
-                                                std::to_string(table.ne[1] - 1));
+    const int64_t id = checked_row_id(a.s[1], ids, i, table.ne[1]);
     for (int64_t k = 0; k < dst.ne[0]; ++k)
       store<float>(at(a.d, dst, k, i.i1, i.i2, i.i3),
                    load<S>(at(a.s[0], table, k, id, i.i2, i.i3)));

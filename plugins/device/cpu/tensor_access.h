@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include <zen/graph.h>
+#include <zen/plugin.hpp>
 
 #include "fp16.h"
 
@@ -52,6 +54,18 @@ struct RowIndex {
 };
 inline RowIndex row_index(const zen_tensor& t, int64_t r) {
   return {r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2])};
+}
+
+// get_rows: the table row that output row i takes, from the I32 ids; a bad id (a hostile token)
+// must never read outside the table, so it is an error.
+inline int64_t checked_row_id(const char* ids_base, const zen_tensor& ids, const RowIndex& i,
+                              int64_t table_rows) {
+  int32_t id;
+  std::memcpy(&id, at(ids_base, ids, i.i1, i.i2, i.i3, 0), sizeof id);
+  if (id < 0 || id >= table_rows)
+    throw zen::Error(ZEN_ERR_INVALID_ARG, "get_rows: row id " + std::to_string(id) +
+                                              " is outside 0.." + std::to_string(table_rows - 1));
+  return id;
 }
 
 }  // namespace ZEN_CPU_NS
