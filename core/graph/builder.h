@@ -20,9 +20,10 @@ struct WeightInfo {
   zen_type type = ZEN_TYPE_F32;
   Dims ne{1, 1, 1, 1};
   Placement where;
+  bool state = false;  // runtime-owned, written by the graph (a KV cache), not a model weight
 };
 
-// Looks a weight up by name; nullopt when the model has no such tensor.
+// Looks a weight (or state) up by name; nullopt when the model has no such tensor.
 using WeightResolver = std::function<std::optional<WeightInfo>(std::string_view name)>;
 
 class Builder {
@@ -34,12 +35,15 @@ class Builder {
   static Builder& from(zen_graph_builder* b) { return *reinterpret_cast<Builder*>(b); }
 
   Graph& graph() { return graph_; }
-  // weight() by name: the same handle for the same name, resolved once.
-  TensorId weight(std::string_view name);
+  // weight() / state() by name: the same handle for the same name, resolved once.
+  TensorId weight(std::string_view name) { return placed(name, false); }
+  TensorId state(std::string_view name) { return placed(name, true); }
 
   std::string last_error;
 
  private:
+  TensorId placed(std::string_view name, bool state);
+
   Graph& graph_;
   WeightResolver resolver_;
 };

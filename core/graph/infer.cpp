@@ -122,6 +122,24 @@ Inferred get_rows(Rule& r) {
   return r.result(ZEN_TYPE_F32, {t[0], r.ne(1)[0], t[2], t[3]});
 }
 
+// In place: the result is src0 itself (Graph::op makes it alias src0's memory).
+Inferred set_rows(Rule& r) {
+  r.n_srcs(3, 3);
+  r.max_params(0);
+  r.floating(0);
+  r.type_is(1, ZEN_TYPE_F32);
+  r.type_is(2, ZEN_TYPE_I32);
+  r.max_dims(0, 2);
+  r.max_dims(1, 2);
+  r.max_dims(2, 1);
+  r.same_dim(0, 0, 1, 0, "row length");
+  r.same_dim(1, 1, 2, 0, "rows written");
+  if (r.ne(1)[1] > r.ne(0)[1])
+    r.fail(std::to_string(r.ne(1)[1]) + " rows cannot be written into the " +
+           std::to_string(r.ne(0)[1]) + " of " + r.s(0));
+  return r.result(r.src(0).type, r.ne(0));
+}
+
 Inferred matmul(Rule& r) {
   r.n_srcs(2, 2);
   r.max_params(0);
@@ -524,6 +542,9 @@ Inferred infer(zen_op op, std::span<const Tensor* const> srcs, std::span<const i
       break;
     case ZEN_OP_CUSTOM:
       out = custom(r);
+      break;
+    case ZEN_OP_SET_ROWS:
+      out = set_rows(r);
       break;
     case ZEN_OP_NONE:
       r.fail("not an op: leaves come from input() and weight()");

@@ -51,7 +51,7 @@ const Tensor& Graph::tensor(TensorId id) const {
 
 TensorId Graph::storage(TensorId t) const {
   const Tensor& x = tensor(t);
-  return x.is_view() ? x.view_src : t;
+  return x.aliases() ? x.view_src : t;
 }
 
 TensorId Graph::find(std::string_view name) const {
@@ -115,6 +115,13 @@ TensorId Graph::weight(std::string name, zen_type type, std::span<const int64_t>
   return id;
 }
 
+TensorId Graph::state(std::string name, zen_type type, std::span<const int64_t> ne,
+                      Placement where) {
+  TensorId id = leaf(std::move(name), type, ne, ZEN_TENSOR_STATE, "state");
+  tensors_[id].placement = std::move(where);
+  return id;
+}
+
 TensorId Graph::op(zen_op op, std::span<const TensorId> srcs, std::span<const int32_t> params) {
   std::string label = op_label(op);
   if (srcs.size() > ZEN_MAX_SRC) fail(label + ": at most 6 sources");
@@ -131,6 +138,12 @@ TensorId Graph::op(zen_op op, std::span<const TensorId> srcs, std::span<const in
   t.nb = contiguous_strides(r.type, r.ne);
   t.params = r.params;
   std::copy(srcs.begin(), srcs.end(), t.src.begin());
+  if (op == ZEN_OP_SET_ROWS) {  // writes in place: the result is src0's memory
+    const Tensor& dst = tensors_[srcs[0]];
+    t.nb = dst.nb;
+    t.view_src = storage(srcs[0]);
+    t.view_offset = dst.aliases() ? dst.view_offset : 0;
+  }
   return add(std::move(t));
 }
 
@@ -160,7 +173,7 @@ TensorId Graph::view(TensorId src, std::span<const int64_t> ne, std::span<const 
   v.src[0] = src;
   v.view_src = storage(src);
   const Tensor& root = tensors_[v.view_src];
-  uint64_t base = s.is_view() ? s.view_offset : 0, extent = 0, end = 0;
+  uint64_t base = s.aliases() ? s.view_offset : 0, extent = 0, end = 0;
   if (__builtin_add_overflow(base, offset, &v.view_offset) || !checked_extent(v, extent) ||
       __builtin_add_overflow(v.view_offset, extent, &end) || end > packed_bytes(root.type, root.ne))
     fail("view " + format_shape(v.ne) + " at byte " + std::to_string(offset) + " runs past " +

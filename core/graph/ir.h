@@ -28,6 +28,8 @@ class Graph {
   TensorId input(std::string name, zen_type type, std::span<const int64_t> ne);
   // A model weight whose bytes already live at `where` (host memory or a device buffer).
   TensorId weight(std::string name, zen_type type, std::span<const int64_t> ne, Placement where);
+  // Persistent state (a KV cache) at `where`, kept across graphs and written by set_rows.
+  TensorId state(std::string name, zen_type type, std::span<const int64_t> ne, Placement where);
   // A compute op; result type and shape are inferred. Optional sources are trailing.
   TensorId op(zen_op op, std::span<const TensorId> srcs, std::span<const int32_t> params = {});
 

@@ -99,7 +99,7 @@ class Tracker {
   void collect(const std::vector<bool>& pinned) {
     for (size_t r = 0; r < g_.size(); ++r) {
       const Tensor& t = g_.tensors()[r];
-      if (t.is_view()) continue;
+      if (t.aliases()) continue;
       for (size_t d = 0; d < n_dev_; ++d) {
         Lifetime l = life_[r * n_dev_ + d];
         if (l.start < 0) continue;  // e.g. a weight where it already lives
@@ -143,7 +143,7 @@ Partition partition(const Graph& g, std::span<const DeviceRef> devices) {
   for (size_t i = 0; i < g.size(); ++i) {
     const Tensor& t = g.tensors()[i];
     if (!needed[i] || !t.is_leaf()) continue;
-    p.home[i] = (t.flags & ZEN_TENSOR_WEIGHT) ? weight_home(t, devices) : kNowhere;
+    p.home[i] = t.placed() ? weight_home(t, devices) : kNowhere;
   }
   for (TensorId n : p.nodes)
     for (TensorId s : g.tensor(n).src)
@@ -162,7 +162,7 @@ Partition partition(const Graph& g, std::span<const DeviceRef> devices) {
   std::vector<bool> pinned(g.size(), false);
   for (size_t i = 0; i < g.size(); ++i) {
     const Tensor& t = g.tensors()[i];
-    if (!needed[i] || t.is_view() || (t.flags & ZEN_TENSOR_WEIGHT)) continue;
+    if (!needed[i] || t.is_view() || t.placed()) continue;
     // Inputs keep their values across computes, so they are never shared.
     if (t.is_leaf()) {
       track.define(static_cast<TensorId>(i), p.home[i], 0);
@@ -175,7 +175,10 @@ Partition partition(const Graph& g, std::span<const DeviceRef> devices) {
     for (size_t k = 0; k < s.nodes.size(); ++k) {
       int32_t step = s.first_step + static_cast<int32_t>(k);
       TensorId n = s.nodes[k];
-      track.define(n, s.device, step);
+      if (g.tensor(n).aliases())
+        track.read(seg, n, step);  // writes in place: its storage must be here (set_rows)
+      else
+        track.define(n, s.device, step);
       for (TensorId src : g.tensor(n).src)
         if (src != kNoTensor) track.read(seg, src, step);
     }

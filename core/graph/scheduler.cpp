@@ -96,7 +96,7 @@ Location Scheduler::storage_location(TensorId r, int device) const {
 Location Scheduler::locate(TensorId t, int device) const {
   const Tensor& x = graph_.tensor(t);
   Location at = storage_location(graph_.storage(t), device);
-  if (x.is_view()) {
+  if (x.aliases()) {
     at.offset += x.view_offset;
     if (at.data) at.data = static_cast<char*>(at.data) + x.view_offset;
   }

@@ -38,13 +38,17 @@ struct Tensor {
   // device never has to guess how many the builder was given.
   std::array<int32_t, ZEN_MAX_OP_PARAMS> params{};
   uint32_t flags = 0;             // zen_tensor_flags
-  TensorId view_src = kNoTensor;  // VIEW: the storage tensor (never itself a view)
-  uint64_t view_offset = 0;       // VIEW: bytes into view_src
+  TensorId view_src = kNoTensor;  // VIEW, SET_ROWS: the storage tensor (never itself aliasing)
+  uint64_t view_offset = 0;       // VIEW, SET_ROWS: bytes into view_src
   std::string name;
-  Placement placement;  // leaves only (weights)
+  Placement placement;  // placed leaves only (weights, state)
 
   bool is_leaf() const { return op == ZEN_OP_NONE; }
   bool is_view() const { return op == ZEN_OP_VIEW; }
+  // Shares view_src's memory: a view, or an op that writes in place (set_rows).
+  bool aliases() const { return view_src != kNoTensor; }
+  // Its data lives where its Placement says (model weights, runtime-owned state).
+  bool placed() const { return (flags & (ZEN_TENSOR_WEIGHT | ZEN_TENSOR_STATE)) != 0; }
   bool computes() const { return !is_leaf() && !is_view(); }
   int n_srcs() const;
   int64_t nelements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }

@@ -17,5 +17,9 @@ using Args = std::vector<std::string>;
 int cmd_plugins(const Args& args, const GlobalOptions& global);
 int cmd_probe(const Args& args, const GlobalOptions& global);
 int cmd_inspect(const Args& args, const GlobalOptions& global);
+int cmd_quantize(const Args& args, const GlobalOptions& global);
+int cmd_bench(const Args& args, const GlobalOptions& global);
+int cmd_run(const Args& args, const GlobalOptions& global);
+int cmd_perplexity(const Args& args, const GlobalOptions& global);
 
 }  // namespace zen::cli

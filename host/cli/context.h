@@ -1,6 +1,7 @@
 // What most subcommands start from: the config, the host API and the plugin registry.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "commands.h"
@@ -14,7 +15,9 @@ struct HostContext {
   std::unique_ptr<host::PluginRegistry> plugins;
 };
 
-// Load config and plugins; throws host::ConfigError for a bad config.
-std::unique_ptr<HostContext> make_context(const GlobalOptions& global);
+// Load config and plugins; throws host::ConfigError for a bad config. `adjust` applies
+// command-line overrides (--threads) to the config before plugins see it.
+std::unique_ptr<HostContext> make_context(const GlobalOptions& global,
+                                          const std::function<void(host::Config&)>& adjust = {});
 
 }  // namespace zen::cli

@@ -23,6 +23,11 @@ const std::map<std::string, CommandInfo>& commands() {
       {"plugins", {zen::cli::cmd_plugins, "list plugins found, loaded and refused (--json)"}},
       {"probe", {zen::cli::cmd_probe, "show hardware, ISA, devices and what was chosen (--json)"}},
       {"inspect", {zen::cli::cmd_inspect, "show a GGUF file's metadata and tensors (--json)"}},
+      {"quantize",
+       {zen::cli::cmd_quantize, "rewrite a GGUF with its weights quantized (Q4_K_M, ...)"}},
+      {"bench", {zen::cli::cmd_bench, "prompt and generation speed in tokens/s (--json)"}},
+      {"run", {zen::cli::cmd_run, "answer a prompt, or chat interactively without one"}},
+      {"perplexity", {zen::cli::cmd_perplexity, "perplexity of a text file (--logits-out)"}},
   };
   return table;
 }

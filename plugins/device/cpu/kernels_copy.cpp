@@ -1,4 +1,5 @@
-// Data movement: none/view (nothing to do), cpy (convert + gather into packed), get_rows.
+// Data movement: none/view (nothing to do), cpy (convert + gather into packed), get_rows,
+// set_rows (scatter converted rows into a KV cache in place).
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -64,6 +65,23 @@ void get_rows(const KernelArgs& a, int ith, int nth) {
   }
 }
 
+// dst (= src0's memory) rows ids[n] = rows n of src1 [K, N] F32, converted. Ids are distinct
+// (cache cells), so threads can split the rows.
+template <class D>
+void set_rows(const KernelArgs& a, int ith, int nth) {
+  const zen_tensor &dst = *a.dst, &rows_in = *a.src[1], &ids = *a.src[2];
+  const Range r = share(rows_in.ne[1], ith, nth);
+  const int64_t n = dst.ne[0];
+  for (int64_t row = r.begin; row < r.end; ++row) {
+    const int64_t id = checked_row_id(a.s[2], ids, RowIndex{row, 0, 0}, dst.ne[1]);
+    char* out = at(a.d, dst, 0, id, 0, 0);
+    const char* in = at(a.s[1], rows_in, 0, row, 0, 0);
+    for (int64_t k = 0; k < n; ++k)
+      store<D>(out + k * static_cast<int64_t>(dst.nb[0]),
+               load<float>(in + k * static_cast<int64_t>(rows_in.nb[0])));
+  }
+}
+
 constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
 
 constexpr KernelEntry kKernels[] = {
@@ -82,6 +100,9 @@ constexpr KernelEntry kKernels[] = {
     {ZEN_OP_GET_ROWS, F32, F32, I32, get_rows<float>},
     {ZEN_OP_GET_ROWS, F32, F16, I32, get_rows<f16_t>},
     {ZEN_OP_GET_ROWS, F32, BF16, I32, get_rows<bf16_t>},
+    {ZEN_OP_SET_ROWS, F32, F32, F32, set_rows<float>},
+    {ZEN_OP_SET_ROWS, F16, F16, F32, set_rows<f16_t>},
+    {ZEN_OP_SET_ROWS, BF16, BF16, F32, set_rows<bf16_t>},
 };
 
 }  // namespace

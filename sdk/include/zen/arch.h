@@ -42,10 +42,29 @@ typedef struct zen_model_api {
   /* Tensor lookup: type and shape of a named tensor; returns 0 when absent. */
   int (*tensor)(const zen_model* m, const char* name, uint32_t* type, uint32_t* n_dims,
                 int64_t* ne /*[ZEN_MAX_DIMS]*/);
+  /* ---- appended in 1.1 ---- */
+  /* Element i of a numeric array (per-layer values); 0 when absent, out of range or not numeric. */
+  int (*get_array_f32)(const zen_model* m, const char* key, uint64_t i, float* out);
+  int (*get_bool)(const zen_model* m, const char* key, int* out);
 } zen_model_api;
 #define ZEN_MODEL_API_NAME "model"
 
-/* One micro-batch of tokens from one or more sequences. */
+/* One micro-batch of tokens from one or more sequences.
+ *
+ * The runtime owns the KV cache: a pool of kv_size cells per layer, each sequence holding some
+ * of them. The graph an architecture builds for a batch reads these inputs, which the runtime
+ * fills before compute (T = n_tokens):
+ *   "tokens"    I32 [T]          token ids
+ *   "positions" I32 [T]          position of each token in its sequence (for rope)
+ *   "kv_slots"  I32 [T]          the cache cell each token's K/V row is written to
+ *   "kq_mask"   F32 [n_kv, T]    0 where query t may see cell j (same sequence, position of
+ *                                j <= position of t), -inf elsewhere
+ *   "kq_mask.swa<W>" F32 [n_kv, T]   the same, also hiding cells W or more positions back
+ *                                (sliding-window layers; W in decimal, e.g. "kq_mask.swa512")
+ *   "out_ids"   I32 [n_outputs]  the tokens whose logits are wanted (rows of the last hidden
+ *                                state to send through the output head)
+ * and states "cache.k.<layer>" / "cache.v.<layer>" of [row, kv_size] (row widths from
+ * zen_arch_v1.cache_rows). It marks one output, "logits" F32 [n_vocab, n_outputs]. */
 typedef struct zen_batch {
   zen_hdr h;
   uint32_t n_tokens;
@@ -53,6 +72,10 @@ typedef struct zen_batch {
   const int32_t* positions; /* [n_tokens] position of each token in its sequence */
   const int32_t* seq_ids;   /* [n_tokens] which sequence each token belongs to */
   const uint8_t* logits;    /* [n_tokens] 1 = produce logits for this token */
+  /* ---- appended in 1.1 ---- */
+  uint32_t kv_size;   /* cells per layer cache */
+  uint32_t n_kv;      /* attention reads cells [0, n_kv) in this batch */
+  uint32_t n_outputs; /* tokens with logits[i] = 1 */
 } zen_batch;
 
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */
@@ -70,6 +93,11 @@ typedef struct zen_arch_v1 {
   /* Build the forward graph for `batch` with the host's builder; marks the logits output. */
   zen_status (*build_graph)(zen_arch_model* am, zen_graph_builder* g, const zen_batch* batch,
                             char* err, size_t err_len);
+  /* ---- appended in 1.1 ---- */
+  /* Row widths (elements) of layer `layer`'s K and V caches; 0 and 0 for a layer without
+   * attention. Returns ZEN_ERR_NOT_FOUND past the last layer. */
+  zen_status (*cache_rows)(const zen_arch_model* am, uint32_t layer, uint32_t* k_row,
+                           uint32_t* v_row);
 } zen_arch_v1;
 
 #ifdef __cplusplus

@@ -49,7 +49,11 @@ typedef enum zen_op {
   ZEN_OP_VIEW = 23,   /* no compute: aliases view_src's memory with own ne/nb/view_offset */
   ZEN_OP_UPSAMPLE = 24,
   ZEN_OP_CUSTOM = 25, /* escape hatch: params[0..1] name a custom kernel a device registered */
-  ZEN_OP_COUNT        /* one past the last op this header knows; grows */
+  /* src0 destination [K, R] (a state tensor or a view of one), src1 F32 rows [K, N], src2 I32
+   * distinct row ids [N]: row n of src1 is written (converted) into row src2[n] of src0. The
+   * result aliases src0: take views of the result, not of src0, so readers run after it. */
+  ZEN_OP_SET_ROWS = 26,
+  ZEN_OP_COUNT /* one past the last op this header knows; grows */
 } zen_op;
 
 typedef enum zen_tensor_flags {
@@ -128,6 +132,10 @@ typedef struct zen_graph_api {
   /* Byte strides of a handle (what permute and slice views are computed from); 0 for a bad
    * handle. */
   int (*strides)(zen_graph_builder* b, zen_t t, uint64_t* nb /*[ZEN_MAX_DIMS]*/);
+  /* ---- appended in 1.1 ---- */
+  /* Persistent state bound by name (a layer's KV cache: "cache.k.<layer>"), owned by the
+   * runtime and kept across graphs; written with ZEN_OP_SET_ROWS. */
+  zen_t (*state)(zen_graph_builder* b, const char* name);
 } zen_graph_api;
 
 #define ZEN_GRAPH_API_NAME "graph"

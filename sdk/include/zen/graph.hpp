@@ -40,6 +40,14 @@ class Graph {
   }
   zen_t weight(const char* name) { return check(api_->weight(b_, name)); }
   zen_t weight(const std::string& name) { return weight(name.c_str()); }
+  // Runtime-owned persistent state (KV cache rows), written with set_rows.
+  zen_t state(const std::string& name) {
+    if (!ZEN_HAS_MEMBER(api_, zen_graph_api, state) || !api_->state)
+      throw Error(ZEN_ERR_UNSUPPORTED, "graph: the host's builder has no persistent state");
+    return check(api_->state(b_, name.c_str()));
+  }
+  // Optional weight: -1 when the model does not have it (tied output, optional biases).
+  zen_t weight_or_none(const std::string& name) { return api_->weight(b_, name.c_str()); }
 
   // ---- ops (shape rules: core/graph/infer.h) ------------------------------------------------
   zen_t op(zen_op op, std::initializer_list<zen_t> srcs,
@@ -48,6 +56,8 @@ class Graph {
                           static_cast<uint32_t>(params.size())));
   }
   zen_t get_rows(zen_t table, zen_t ids) { return op(ZEN_OP_GET_ROWS, {table, ids}); }
+  // Writes rows [K, N] into dst at ids [N]; returns dst as written (view this, not dst).
+  zen_t set_rows(zen_t dst, zen_t rows, zen_t ids) { return op(ZEN_OP_SET_ROWS, {dst, rows, ids}); }
   // a [K, M] (weight) x b [K, N, ...] -> [M, N, ...]
   zen_t matmul(zen_t a, zen_t b) { return op(ZEN_OP_MATMUL, {a, b}); }
   zen_t add(zen_t a, zen_t b) { return op(ZEN_OP_ADD, {a, b}); }

@@ -1,0 +1,209 @@
+#include "model/context.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <string_view>
+
+#include <zen/plugin.hpp>
+
+#include "graph/builder.h"
+
+namespace zen::model {
+namespace {
+
+constexpr std::string_view kMaskSwa = "kq_mask.swa";
+
+uint32_t default_ctx(const Model& m, uint32_t asked) {
+  if (asked) return asked;
+  return m.n_ctx_train() ? m.n_ctx_train() : 4096;
+}
+
+// "cache.k.12" -> (12, false); nullopt for any other name.
+std::optional<std::pair<uint32_t, bool>> cache_name(std::string_view name) {
+  constexpr std::string_view k = "cache.k.", v = "cache.v.";
+  bool is_v = name.starts_with(v);
+  if (!is_v && !name.starts_with(k)) return std::nullopt;
+  std::string_view num = name.substr(k.size());
+  uint32_t il = 0;
+  auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), il);
+  if (ec != std::errc() || end != num.data() + num.size()) return std::nullopt;
+  return std::pair{il, is_v};
+}
+
+}  // namespace
+
+Batch Batch::sequence(std::span<const int32_t> ids, int32_t pos0, int32_t seq, bool all_logits) {
+  Batch b;
+  const size_t n = ids.size();
+  b.tokens.assign(ids.begin(), ids.end());
+  b.positions.resize(n);
+  for (size_t i = 0; i < n; ++i) b.positions[i] = pos0 + static_cast<int32_t>(i);
+  b.seq_ids.assign(n, seq);
+  b.logits.assign(n, all_logits ? 1 : 0);
+  if (n) b.logits.back() = 1;
+  return b;
+}
+
+Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, ContextParams params)
+    : model_(model),
+      params_(params),
+      kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type),
+      sched_(std::move(devices)) {
+  params_.n_ctx = kv_.size();
+  if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
+}
+
+std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
+  graph::WeightInfo w;
+  if (auto c = cache_name(name)) {
+    auto [il, is_v] = *c;
+    if (il >= kv_.layers().size()) return std::nullopt;
+    const KvLayer& l = kv_.layers()[il];
+    const uint32_t row = is_v ? l.v_row : l.k_row;
+    if (row == 0) return std::nullopt;
+    w.type = kv_.type();
+    w.ne = {row, kv_.size(), 1, 1};
+    w.where.host = kv_.data(il, is_v);
+    w.state = true;
+    return w;
+  }
+  const gguf::TensorInfo* t = model_.file().gguf().find_tensor(name);
+  if (!t) return std::nullopt;
+  w.type = t->type;
+  for (size_t i = 0; i < graph::Dims{}.size(); ++i) w.ne[i] = static_cast<int64_t>(t->ne[i]);
+  // The mapping is read-only and no kernel writes a weight.
+  w.where.host = const_cast<uint8_t*>(t->data);
+  return w;
+}
+
+void Context::plan(const zen_batch& shape) {
+  graph::Graph g;
+  graph::Builder b(g, [this](std::string_view n) { return resolve(n); });
+  char err[1024] = "";
+  const zen_arch_v1& arch = *model_.arch().table;
+  zen_status st = arch.build_graph(model_.state(), b.handle(), &shape, err, sizeof err);
+  if (st != ZEN_OK)
+    throw Error(st, model_.arch().plugin + ": building the graph: " +
+                        (err[0]                 ? err
+                         : b.last_error.empty() ? "failed"
+                                                : b.last_error));
+  graph::TensorId out = g.find("logits");
+  if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
+    throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": the graph has no \"logits\" output");
+  const graph::Tensor& lt = g.tensor(out);
+  if (lt.type != ZEN_TYPE_F32 || lt.ne[1] != shape.n_outputs || lt.ne[2] != 1 || lt.ne[3] != 1)
+    throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": \"logits\" is " + graph::describe(lt) +
+                                      ", expected F32 [n_vocab, " +
+                                      std::to_string(shape.n_outputs) + "]");
+  n_vocab_ = static_cast<int32_t>(lt.ne[0]);
+  sched_.plan(std::move(g));
+  planned_tokens_ = shape.n_tokens;
+  planned_kv_ = shape.n_kv;
+  planned_outputs_ = shape.n_outputs;
+  ++n_plans_;
+}
+
+void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,
+                         uint32_t n_kv, const std::vector<int32_t>& out_ids) {
+  const size_t n = end - begin;
+  std::span<const int32_t> pos(b.positions.data() + begin, n), seq(b.seq_ids.data() + begin, n);
+  for (const graph::Tensor& t : sched_.graph().tensors()) {
+    if (!(t.flags & ZEN_TENSOR_INPUT)) continue;
+    std::string_view name = t.name;
+    auto put = [&](const void* data, uint64_t bytes) { sched_.set_input(name, data, bytes); };
+    if (name == "tokens") {
+      put(b.tokens.data() + begin, n * sizeof(int32_t));
+    } else if (name == "positions") {
+      put(pos.data(), n * sizeof(int32_t));
+    } else if (name == "kv_slots") {
+      put(slots.data(), n * sizeof(int32_t));
+    } else if (name == "out_ids") {
+      put(out_ids.data(), out_ids.size() * sizeof(int32_t));
+    } else if (name == "kq_mask" || name.starts_with(kMaskSwa)) {
+      uint32_t window = 0;
+      if (name != "kq_mask") {
+        std::string_view w = name.substr(kMaskSwa.size());
+        auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), window);
+        if (ec != std::errc() || p != w.data() + w.size() || window == 0)
+          throw Error(ZEN_ERR_INVALID_ARG, "graph input '" + t.name + "': bad window size");
+      }
+      mask_.resize(static_cast<size_t>(n_kv) * n);
+      kv_.fill_mask(mask_.data(), n_kv, pos, seq, window);
+      put(mask_.data(), mask_.size() * sizeof(float));
+    } else {
+      throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": graph input '" + t.name +
+                                           "' is not one the runtime provides (see zen/arch.h)");
+    }
+  }
+}
+
+void Context::run(const Batch& b, size_t begin, size_t end) {
+  const uint32_t n = static_cast<uint32_t>(end - begin);
+  std::vector<int32_t> slots = kv_.find_slots(n);
+  if (slots.size() != n)
+    throw Error(ZEN_ERR_OUT_OF_MEMORY, "KV cache full: " + std::to_string(n) +
+                                           " tokens need cells, " +
+                                           std::to_string(kv_.size() - kv_.used()) + " of " +
+                                           std::to_string(kv_.size()) + " are free");
+  std::vector<int32_t> out_ids;
+  for (uint32_t i = 0; i < n; ++i)
+    if (b.logits[begin + i]) out_ids.push_back(static_cast<int32_t>(i));
+  // A graph needs an output: a micro-batch that wants no logits computes the last token's
+  // (one output-head row) and drops them.
+  const bool keep = !out_ids.empty();
+  if (!keep) out_ids.push_back(static_cast<int32_t>(n - 1));
+  kv_.commit(slots, std::span(b.positions.data() + begin, n),
+             std::span(b.seq_ids.data() + begin, n));
+  try {
+    zen_batch shape{};
+    shape.h = ZEN_HDR_INIT(zen_batch);
+    shape.n_tokens = n;
+    shape.tokens = b.tokens.data() + begin;
+    shape.positions = b.positions.data() + begin;
+    shape.seq_ids = b.seq_ids.data() + begin;
+    shape.logits = b.logits.data() + begin;
+    shape.kv_size = kv_.size();
+    shape.n_kv = kv_.n_kv();
+    shape.n_outputs = static_cast<uint32_t>(out_ids.size());
+    if (shape.n_tokens != planned_tokens_ || shape.n_kv != planned_kv_ ||
+        shape.n_outputs != planned_outputs_)
+      plan(shape);
+    set_inputs(b, begin, end, slots, shape.n_kv, out_ids);
+    sched_.compute();
+    if (keep) {
+      const size_t have = logits_.size();
+      logits_.resize(have + out_ids.size() * static_cast<size_t>(n_vocab_));
+      sched_.get_output("logits", logits_.data() + have, (logits_.size() - have) * sizeof(float));
+      n_outputs_ += out_ids.size();
+    }
+  } catch (...) {
+    kv_.release(slots);
+    planned_tokens_ = 0;  // a failed build or compute leaves no plan worth trusting
+    throw;
+  }
+}
+
+void Context::decode(const Batch& b) {
+  const size_t n = b.tokens.size();
+  if (b.positions.size() != n || b.seq_ids.size() != n || b.logits.size() != n)
+    throw Error(ZEN_ERR_INVALID_ARG, "batch: tokens, positions, seq_ids and logits differ in size");
+  if (n == 0) throw Error(ZEN_ERR_INVALID_ARG, "batch: no tokens");
+  for (size_t i = 0; i < n; ++i)
+    if (b.positions[i] < 0 || b.seq_ids[i] < 0)
+      throw Error(ZEN_ERR_INVALID_ARG,
+                  "batch: negative position or sequence id at token " + std::to_string(i));
+  logits_.clear();
+  n_outputs_ = 0;
+  for (size_t begin = 0; begin < n; begin += params_.n_batch)
+    run(b, begin, std::min(n, begin + params_.n_batch));
+}
+
+std::span<const float> Context::logits(size_t i) const {
+  if (i >= n_outputs_)
+    throw Error(ZEN_ERR_INVALID_ARG, "logits: row " + std::to_string(i) + " of " +
+                                         std::to_string(n_outputs_) + " requested");
+  return {logits_.data() + i * static_cast<size_t>(n_vocab_), static_cast<size_t>(n_vocab_)};
+}
+
+}  // namespace zen::model

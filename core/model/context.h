@@ -1,0 +1,78 @@
+// Runs a Model: owns the KV cache and the graph scheduler, turns batches of tokens into
+// logits. One Context serves one or more sequences (seq ids); batches larger than n_batch are
+// split into micro-batches. Not thread-safe: one caller at a time.
+//
+//   Context ctx(model, devices, {.n_ctx = 4096});
+//   ctx.decode(Batch::sequence(prompt_ids, /*pos0=*/0, /*seq=*/0, /*all_logits=*/false));
+//   std::span<const float> next = ctx.logits(0);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/builder.h"
+#include "graph/device_ref.h"
+#include "graph/scheduler.h"
+#include "model/kv_cache.h"
+#include "model/model.h"
+
+namespace zen::model {
+
+struct ContextParams {
+  uint32_t n_ctx = 4096;   // KV cells (all sequences together); 0 = the model's training length
+  uint32_t n_batch = 512;  // most tokens per micro-batch
+  zen_type kv_type = ZEN_TYPE_F16;
+};
+
+struct Batch {
+  std::vector<int32_t> tokens, positions, seq_ids;
+  std::vector<uint8_t> logits;  // 1 = return logits for this token
+
+  // Tokens of one sequence at positions pos0, pos0 + 1, ...; logits for the last token only,
+  // or for every token.
+  static Batch sequence(std::span<const int32_t> ids, int32_t pos0, int32_t seq, bool all_logits);
+  size_t size() const { return tokens.size(); }
+};
+
+class Context {
+ public:
+  Context(const Model& model, std::vector<graph::DeviceRef> devices, ContextParams params = {});
+
+  // Runs the batch; afterwards logits(i) is the i-th requested row, in batch order. Throws
+  // (nothing committed to the cache) when the cache is full or a token id is out of range.
+  void decode(const Batch& batch);
+  size_t n_outputs() const { return n_outputs_; }
+  std::span<const float> logits(size_t i) const;
+  int32_t n_vocab() const { return n_vocab_; }
+
+  KvCache& kv() { return kv_; }
+  const KvCache& kv() const { return kv_; }
+  const ContextParams& params() const { return params_; }
+  const Model& model() const { return model_; }
+  // Graph builds and plans so far (a plan is reused while the batch shape repeats).
+  uint64_t n_plans() const { return n_plans_; }
+
+ private:
+  void run(const Batch& batch, size_t begin, size_t end);
+  void plan(const zen_batch& shape);
+  void set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,
+                  uint32_t n_kv, const std::vector<int32_t>& out_ids);
+  std::optional<graph::WeightInfo> resolve(std::string_view name) const;
+
+  const Model& model_;
+  ContextParams params_;
+  KvCache kv_;
+  graph::Scheduler sched_;
+  int32_t n_vocab_ = 0;
+  // Shape of the planned graph: (tokens, kv cells, outputs).
+  uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0;
+  uint64_t n_plans_ = 0;
+  std::vector<float> logits_;
+  size_t n_outputs_ = 0;
+  std::vector<float> mask_;
+};
+
+}  // namespace zen::model

@@ -1,0 +1,54 @@
+#include "model/model.h"
+
+#include <zen/plugin.hpp>
+
+namespace zen::model {
+namespace {
+
+const ArchPlugin* find_arch(const std::string& name, std::span<const ArchPlugin> archs) {
+  for (const ArchPlugin& a : archs)
+    for (uint32_t i = 0; i < a.table->n_names; ++i)
+      if (a.table->names[i] && name == a.table->names[i]) return &a;
+  return nullptr;
+}
+
+}  // namespace
+
+Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> archs)
+    : file_(std::move(file)) {
+  const std::string& name = file_->architecture();
+  const ArchPlugin* a = find_arch(name, archs);
+  if (!a) {
+    std::string known;
+    for (const ArchPlugin& x : archs)
+      for (uint32_t i = 0; i < x.table->n_names; ++i)
+        known += (known.empty() ? "" : ", ") + std::string(x.table->names[i]);
+    throw Error(ZEN_ERR_UNSUPPORTED, file_->path() + ": no architecture plugin for '" + name +
+                                         "' (loaded: " + (known.empty() ? "none" : known) + ")");
+  }
+  arch_ = *a;
+  char err[512] = "";
+  zen_status st = arch_.table->load(file_->handle(), &state_, err, sizeof err);
+  if (st != ZEN_OK || !state_)
+    throw Error(st == ZEN_OK ? ZEN_ERR_INTERNAL : st,
+                file_->path() + ": " + arch_.plugin + ": " + (err[0] ? err : "load failed"));
+  if (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, cache_rows) || !arch_.table->cache_rows) {
+    arch_.table->unload(state_);
+    throw Error(ZEN_ERR_ABI, arch_.plugin +
+                                 ": the plugin does not describe its KV cache "
+                                 "(zen_arch_v1.cache_rows, ABI 1.1)");
+  }
+  for (uint32_t il = 0;; ++il) {
+    KvLayer l;
+    if (arch_.table->cache_rows(state_, il, &l.k_row, &l.v_row) != ZEN_OK) break;
+    kv_layers_.push_back(l);
+  }
+  if (auto n = file_->gguf().find_int<uint32_t>(file_->key("{arch}.context_length")))
+    n_ctx_train_ = *n;
+}
+
+Model::~Model() {
+  if (state_) arch_.table->unload(state_);
+}
+
+}  // namespace zen::model

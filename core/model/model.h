@@ -1,0 +1,49 @@
+// A loaded model: the GGUF file bound to the architecture plugin that answers to its
+// general.architecture, with the plugin's per-model state. Weights stay in the mapped file
+// (zero copy); a Context adds the KV cache and runs batches.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <zen/arch.h>
+
+#include "model/kv_cache.h"
+#include "model/model_file.h"
+
+namespace zen::model {
+
+// An architecture plugin's table, with the name its plugin registered under (for messages).
+struct ArchPlugin {
+  std::string plugin;
+  const zen_arch_v1* table = nullptr;
+};
+
+class Model {
+ public:
+  // Picks the plugin whose names include the file's general.architecture and loads the model
+  // through it; errors name the file and, when no plugin answers, the architectures known.
+  Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> archs);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelFile& file() const { return *file_; }
+  const ArchPlugin& arch() const { return arch_; }
+  zen_arch_model* state() const { return state_; }
+  // The per-layer cache rows the architecture asks for.
+  const std::vector<KvLayer>& kv_layers() const { return kv_layers_; }
+  // {arch}.context_length, or 0 when the file does not say.
+  uint32_t n_ctx_train() const { return n_ctx_train_; }
+
+ private:
+  std::shared_ptr<const ModelFile> file_;
+  ArchPlugin arch_;
+  zen_arch_model* state_ = nullptr;
+  std::vector<KvLayer> kv_layers_;
+  uint32_t n_ctx_train_ = 0;
+};
+
+}  // namespace zen::model

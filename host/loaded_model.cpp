@@ -1,0 +1,55 @@
+#include "loaded_model.h"
+#include <algorithm>
+
+#include <zen/plugin.hpp>
+
+#include "device_selection.h"
+
+namespace zen::host {
+namespace {
+
+std::vector<model::ArchPlugin> arch_plugins(const PluginRegistry& plugins) {
+  std::vector<model::ArchPlugin> out;
+  for (const PluginRecord* r : plugins.loaded(ZEN_KIND_ARCH))
+    out.push_back({r->display_name(), static_cast<const zen_arch_v1*>(r->vtable)});
+  return out;
+}
+
+}  // namespace
+
+LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
+                         const std::string& path, model::ContextParams params) {
+  file_ = std::make_shared<const model::ModelFile>(path);
+  const std::vector<model::ArchPlugin> archs = arch_plugins(plugins);
+  model_ = std::make_unique<model::Model>(file_, archs);
+
+  std::vector<DeviceCandidate> candidates = select_devices(plugins, config);
+  std::vector<const DeviceCandidate*> chosen;
+  for (const DeviceCandidate& c : candidates)
+    if (c.chosen) chosen.push_back(&c);
+  std::sort(chosen.begin(), chosen.end(),
+            [](const DeviceCandidate* a, const DeviceCandidate* b) { return a->rank < b->rank; });
+  if (chosen.empty()) throw Error(ZEN_ERR_NOT_FOUND, "no device to run on (see zen-engine probe)");
+  try {
+    for (const DeviceCandidate* c : chosen)
+      devices_.push_back(graph::DeviceRef::open(c->table, c->index, c->id));
+    context_ = std::make_unique<model::Context>(*model_, devices_, params);
+  } catch (...) {
+    for (graph::DeviceRef& d : devices_) d.close();
+    throw;
+  }
+}
+
+LoadedModel::~LoadedModel() {
+  context_.reset();  // the scheduler frees its arenas through the devices
+  for (graph::DeviceRef& d : devices_) d.close();
+}
+
+std::string LoadedModel::devices_summary() const {
+  std::string s;
+  for (const graph::DeviceRef& d : devices_)
+    s += (s.empty() ? "" : ", ") + d.id + " (" + d.props.description + ")";
+  return s;
+}
+
+}  // namespace zen::host

@@ -1,0 +1,41 @@
+// A model ready to run: its GGUF mapped, bound to the loaded architecture plugin that answers
+// to it, the chosen devices opened (in the config's order of preference) and a Context with
+// its KV cache. What `run`, `perplexity`, `bench` and the server start from.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "graph/device_ref.h"
+#include "model/context.h"
+#include "model/model.h"
+#include "plugin_registry.h"
+
+namespace zen::host {
+
+class LoadedModel {
+ public:
+  // Throws zen::Error naming the file, the missing plugin or the failing device.
+  LoadedModel(const PluginRegistry& plugins, const Config& config, const std::string& path,
+              model::ContextParams params);
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  const model::ModelFile& file() const { return *file_; }
+  const model::Model& model() const { return *model_; }
+  model::Context& context() { return *context_; }
+  const std::vector<graph::DeviceRef>& devices() const { return devices_; }
+  // "cpu (CPU, avx2 build, 2 threads pinned to cores)"
+  std::string devices_summary() const;
+
+ private:
+  std::shared_ptr<const model::ModelFile> file_;
+  std::unique_ptr<model::Model> model_;
+  std::vector<graph::DeviceRef> devices_;
+  std::unique_ptr<model::Context> context_;
+};
+
+}  // namespace zen::host

@@ -1,0 +1,158 @@
+// What the decoder-only architectures here share: the attention hyperparameters every
+// Llama-descended GGUF carries, the checks of a layer's attention tensors, and the attention
+// block itself (q/k/v projections, optional per-head q/k RMSNorm, rope, attention over the KV
+// cache, output projection). Each architecture file adds only what is its own.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include <zen/arch_blocks.hpp>
+
+namespace zen_arch {
+
+struct Attention {
+  int64_t n_embd = 0;
+  uint32_t n_layer = 0, n_head = 0, n_head_kv = 0, head_dim = 0, v_dim = 0;
+  float eps = 1e-5f;
+  bool qk_norm = false;  // attn_q_norm / attn_k_norm [head_dim] (Qwen3, Gemma 3)
+  zen::Rope rope;
+  float scale = 0.0f;  // q.k scale; 1 / sqrt(head_dim) unless the model says otherwise
+
+  // Reads {arch}.embedding_length, block_count, attention.*, rope.* with Llama's defaults.
+  Attention(const zen::ModelInfo& m, zen_rope_mode mode, float default_eps) {
+    n_embd = m.u32("{arch}.embedding_length");
+    n_layer = m.u32("{arch}.block_count");
+    n_head = m.u32("{arch}.attention.head_count");
+    n_head_kv = m.u32("{arch}.attention.head_count_kv", n_head);
+    if (n_head == 0 || n_head_kv == 0 || n_head % n_head_kv != 0)
+      throw zen::Error(ZEN_ERR_INVALID_ARG, "attention.head_count " + std::to_string(n_head) +
+                                                " is not a multiple of head_count_kv " +
+                                                std::to_string(n_head_kv));
+    head_dim = m.u32("{arch}.attention.key_length", static_cast<uint32_t>(n_embd / n_head));
+    v_dim = m.u32("{arch}.attention.value_length", head_dim);
+    eps = m.f32("{arch}.attention.layer_norm_rms_epsilon", default_eps);
+    rope.n_dims = static_cast<int>(m.u32("{arch}.rope.dimension_count", head_dim));
+    rope.mode = mode;
+    rope.base = m.f32("{arch}.rope.freq_base", 10000.0f);
+    const std::string scaling = m.str("{arch}.rope.scaling.type", "none");
+    if (scaling == "linear") {
+      const float factor = m.f32("{arch}.rope.scaling.factor", 1.0f);
+      if (factor > 0.0f) rope.scale = 1.0f / factor;
+    } else if (scaling != "none" && scaling != "llama3") {
+      throw zen::Error(ZEN_ERR_UNSUPPORTED, "rope scaling '" + scaling + "' is not supported");
+    }
+    scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  }
+
+  zen::CacheRows cache_rows() const { return {n_head_kv * head_dim, n_head_kv * v_dim}; }
+
+  // Checks layer il's attention tensors (qk_norm must be set first).
+  void expect_layer(const zen::ModelInfo& m, uint32_t il) const {
+    auto t = [il](const char* s) { return zen::layer_tensor(il, s); };
+    const int64_t kv = int64_t{n_head_kv} * head_dim;
+    m.expect(t("attn_norm.weight"), {n_embd});
+    m.expect(t("attn_q.weight"), {n_embd, int64_t{n_head} * head_dim});
+    m.expect(t("attn_k.weight"), {n_embd, kv});
+    m.expect(t("attn_v.weight"), {n_embd, int64_t{n_head_kv} * v_dim});
+    m.expect(t("attn_output.weight"), {int64_t{n_head} * v_dim, n_embd});
+    if (qk_norm) {
+      m.expect(t("attn_q_norm.weight"), {head_dim});
+      m.expect(t("attn_k_norm.weight"), {head_dim});
+    }
+  }
+
+  // Self-attention of normed hidden state h [n_embd, T] -> [n_head * v_dim, T] (before the
+  // output projection). `r` and `mask` let a layer use its own rope base or sliding window.
+  zen_t block(zen::Graph& g, zen::BatchInputs& in, uint32_t il, zen_t h, const zen::Rope& r,
+              zen_t mask) const {
+    auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
+    zen_t q = g.heads(g.matmul(w("attn_q.weight"), h), head_dim);
+    zen_t k = g.heads(g.matmul(w("attn_k.weight"), h), head_dim);
+    zen_t v = g.heads(g.matmul(w("attn_v.weight"), h), v_dim);
+    if (qk_norm) {
+      q = g.rms_norm(q, w("attn_q_norm.weight"), eps);
+      k = g.rms_norm(k, w("attn_k_norm.weight"), eps);
+    }
+    q = zen::rope(g, q, in.positions, r);
+    k = zen::rope(g, k, in.positions, r);
+    return zen::cached_attention(g, in, il, q, k, v, mask, scale);
+  }
+};
+
+// The output head: final norm, then output.weight or (tied) the token embedding.
+struct OutputHead {
+  int64_t n_vocab = 0;
+  bool tied = false;
+
+  OutputHead(const zen::ModelInfo& m, int64_t n_embd) {
+    n_vocab = m.shape("token_embd.weight")[1];
+    m.expect("token_embd.weight", {n_embd, n_vocab});
+    m.expect("output_norm.weight", {n_embd});
+    tied = !m.optional("output.weight", {n_embd, n_vocab});
+  }
+  zen_t logits(zen::Graph& g, zen_t x, float eps) const {
+    x = g.rms_norm(x, g.weight("output_norm.weight"), eps);
+    return g.matmul(g.weight(tied ? "token_embd.weight" : "output.weight"), x);
+  }
+};
+
+// The Llama-style decoder: x += attn(norm(x)); x += ffn(norm(x)); then the output head. The
+// feed-forward is SwiGLU unless a subclass replaces ffn() (mixture of experts). Rope
+// frequency factors (rope_freqs.weight, llama3 scaling) are used when the file has them.
+class Decoder {
+ public:
+  Decoder(const zen::ModelInfo& m, zen_rope_mode mode, float default_eps, bool qk_norm,
+          bool dense_ffn = true)
+      : attn_(m, mode, default_eps), head_(m, attn_.n_embd) {
+    attn_.qk_norm = qk_norm;
+    freqs_ = m.optional("rope_freqs.weight", {attn_.rope.n_dims / 2});
+    if (dense_ffn) n_ff_ = m.u32("{arch}.feed_forward_length");
+    for (uint32_t il = 0; il < attn_.n_layer; ++il) {
+      attn_.expect_layer(m, il);
+      auto t = [il](const char* s) { return zen::layer_tensor(il, s); };
+      m.expect(t("ffn_norm.weight"), {attn_.n_embd});
+      if (!dense_ffn) continue;
+      m.expect(t("ffn_gate.weight"), {attn_.n_embd, n_ff_});
+      m.expect(t("ffn_up.weight"), {attn_.n_embd, n_ff_});
+      m.expect(t("ffn_down.weight"), {n_ff_, attn_.n_embd});
+    }
+  }
+  virtual ~Decoder() = default;
+
+  uint32_t n_layers() const { return attn_.n_layer; }
+  zen::CacheRows cache_rows(uint32_t) const { return attn_.cache_rows(); }
+
+  void build(zen::Graph& g, const zen_batch& b) const {
+    zen::BatchInputs in(g, b);
+    zen::Rope rope = attn_.rope;
+    if (freqs_) rope.freq_factors = g.weight("rope_freqs.weight");
+    zen_t mask = in.mask();
+    zen_t x = g.get_rows(g.weight("token_embd.weight"), in.tokens);
+    for (uint32_t il = 0; il < attn_.n_layer; ++il) {
+      auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
+      zen_t a = attn_.block(g, in, il, g.rms_norm(x, w("attn_norm.weight"), attn_.eps), rope, mask);
+      if (il + 1 == attn_.n_layer) {  // only the rows whose logits are wanted go further
+        a = g.get_rows(a, in.out_ids);
+        x = g.get_rows(x, in.out_ids);
+      }
+      x = g.add(x, g.matmul(w("attn_output.weight"), a));
+      x = g.add(x, ffn(g, il, g.rms_norm(x, w("ffn_norm.weight"), attn_.eps)));
+    }
+    g.output(head_.logits(g, x, attn_.eps), "logits");
+  }
+
+ protected:
+  // Feed-forward of layer il on the normed hidden state h [n_embd, T].
+  virtual zen_t ffn(zen::Graph& g, uint32_t il, zen_t h) const {
+    auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
+    return zen::gated_ffn(g, h, w("ffn_gate.weight"), w("ffn_up.weight"), w("ffn_down.weight"));
+  }
+
+  Attention attn_;
+  OutputHead head_;
+  int64_t n_ff_ = 0;
+  bool freqs_ = false;
+};
+
+}  // namespace zen_arch

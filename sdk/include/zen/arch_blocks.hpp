@@ -1,0 +1,94 @@
+// Building blocks every decoder-only architecture plugin shares: the runtime's batch inputs
+// (see zen_batch in zen/arch.h) and attention over the runtime's KV cache. Header-only, built
+// on zen::Graph, so a plugin's forward pass is only what is particular to its model.
+#pragma once
+
+#include <zen/arch.hpp>
+#include <zen/graph.hpp>
+
+#include <map>
+#include <string>
+
+namespace zen {
+
+// The inputs the runtime fills for a batch, made once per graph.
+class BatchInputs {
+ public:
+  BatchInputs(Graph& g, const zen_batch& b) : g_(g), b_(b) {
+    const int64_t t = b.n_tokens;
+    tokens = g.input("tokens", ZEN_TYPE_I32, {t});
+    positions = g.input("positions", ZEN_TYPE_I32, {t});
+    slots = g.input("kv_slots", ZEN_TYPE_I32, {t});
+    out_ids = g.input("out_ids", ZEN_TYPE_I32, {static_cast<int64_t>(b.n_outputs)});
+  }
+  // The causal mask [n_kv, T], or with window > 0 the sliding-window one (made on first use).
+  zen_t mask(uint32_t window = 0) {
+    auto it = masks_.find(window);
+    if (it != masks_.end()) return it->second;
+    std::string name = window ? "kq_mask.swa" + std::to_string(window) : "kq_mask";
+    zen_t m = g_.input(name.c_str(), ZEN_TYPE_F32,
+                       {static_cast<int64_t>(b_.n_kv), static_cast<int64_t>(b_.n_tokens)});
+    masks_.emplace(window, m);
+    return m;
+  }
+  const zen_batch& batch() const { return b_; }
+
+  zen_t tokens, positions, slots, out_ids;
+
+ private:
+  Graph& g_;
+  const zen_batch& b_;
+  std::map<uint32_t, zen_t> masks_;
+};
+
+// Writes this batch's K and V rows into layer `il`'s cache and attends over the cache.
+//   q [D, Hq, T], k [D, Hkv, T], v [Dv, Hkv, T] (roped, normed as the model wants)
+//   -> [Dv * Hq, T]
+inline zen_t cached_attention(Graph& g, BatchInputs& in, uint32_t il, zen_t q, zen_t k, zen_t v,
+                              zen_t mask, float scale, float softcap = 0.0f) {
+  const zen_batch& b = in.batch();
+  const Graph::Dims qd = g.shape(q), kd = g.shape(k), vd = g.shape(v);
+  const int64_t t = qd[2], d = kd[0], hkv = kd[1], dv = vd[0];
+  const std::string idx = std::to_string(il);
+
+  auto store = [&](const std::string& name, zen_t rows, int64_t width) {
+    zen_t cache = g.state(name);
+    zen_t written = g.set_rows(cache, g.reshape(rows, {width * hkv, t}), in.slots);
+    zen_type type;
+    g.shape(written, &type);
+    const uint64_t es = type == ZEN_TYPE_F32 ? 4 : 2;
+    // [width, n_kv, hkv]: cell j of head h sits at row j, column h * width.
+    return g.view(written, {width, static_cast<int64_t>(b.n_kv), hkv},
+                  {es, es * static_cast<uint64_t>(width * hkv), es * static_cast<uint64_t>(width)},
+                  0);
+  };
+  zen_t keys = store("cache.k." + idx, k, d);
+  zen_t values = store("cache.v." + idx, v, dv);
+  zen_t qt = g.permute(q, {0, 2, 1, 3});                            // [D, T, Hq]
+  zen_t out = g.attention(qt, keys, values, mask, scale, softcap);  // [Dv, Hq, T]
+  return g.reshape(out, {dv * qd[1], t});
+}
+
+struct Rope {
+  int n_dims = 0;  // leading elements of each head rotated
+  zen_rope_mode mode = ZEN_ROPE_NORMAL;
+  float base = 10000.0f;
+  float scale = 1.0f;       // 1 / linear context scaling
+  zen_t freq_factors = -1;  // optional F32 [n_dims / 2] per-pair divisors (llama3 scaling)
+};
+
+// x [D, H, T] rotated by the token positions.
+inline zen_t rope(Graph& g, zen_t x, zen_t positions, const Rope& r) {
+  std::initializer_list<int32_t> params = {r.n_dims, r.mode, 0, param_f32(r.base),
+                                           param_f32(r.scale)};
+  if (r.freq_factors >= 0) return g.op(ZEN_OP_ROPE, {x, positions, r.freq_factors}, params);
+  return g.op(ZEN_OP_ROPE, {x, positions}, params);
+}
+
+// The gated feed-forward of Llama-family models: down(act(gate(x)) * up(x)).
+// variant: 0 = SwiGLU, 1 = GeGLU with tanh GELU (zen_op GLU params).
+inline zen_t gated_ffn(Graph& g, zen_t x, zen_t gate, zen_t up, zen_t down, int variant = 0) {
+  return g.matmul(down, g.op(ZEN_OP_GLU, {g.matmul(gate, x), g.matmul(up, x)}, {variant}));
+}
+
+}  // namespace zen
