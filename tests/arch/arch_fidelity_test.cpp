@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Prompt {
   std::vector<float> logits;  // [n_tokens, n_vocab]
   int64_t n_vocab = 0;
 };
+
+// How CTest lists a case: the prompt's name, not its bytes.
+void PrintTo(const Prompt& p, std::ostream* os) { *os << p.model << "/" << p.name; }
 
 std::vector<float> read_f32(const std::string& path, size_t count) {
   std::ifstream in(path, std::ios::binary);
