@@ -217,6 +217,14 @@ def format_table(rows):
     return "\n".join(out)
 
 
+def write_json(args, rows, settings, load_average):
+    doc = {"threads": args.threads, "n_prompt": args.n_prompt, "n_gen": args.n_gen,
+           "repetitions": args.repetitions, "llama_cpp": settings,
+           "zen_source": args.zen_json or "measured", "cpu": cpu_name(),
+           "load_average": load_average, "rows": rows}
+    Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+
+
 def cpu_name():
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -267,23 +275,20 @@ def main(argv=None):
         samples, s = measure(m, args, zen_recorded)
         settings = settings or s
         rows += rows_for(m, samples)
+        # Rows so far, so a long run that is interrupted still leaves its results.
+        print(format_table(rows_for(m, samples)), file=sys.stderr)
+        if args.json:
+            write_json(args, rows, settings, [load_before, os.getloadavg()[0]])
+    load_after = os.getloadavg()[0]
     print(f"threads {args.threads}, pp{args.n_prompt}, tg{args.n_gen}, "
           f"{args.repetitions} repetitions" +
           (f"; zen figures read from {args.zen_json}, not measured in this run"
            if args.zen_json else ""))
     print(format_table(rows))
-    load_after = os.getloadavg()[0]
-    if max(load_before, load_after) > args.threads:
-        print(f"warning: load average {load_before:.1f} before, {load_after:.1f} after, above "
-              f"{args.threads} threads: other processes competed for the cores "
-              "(docs/BENCHMARKS.md)")
-    if args.json:
-        doc = {"threads": args.threads, "n_prompt": args.n_prompt, "n_gen": args.n_gen,
-               "repetitions": args.repetitions, "llama_cpp": settings,
-               "zen_source": args.zen_json or "measured", "cpu": cpu_name(),
-               "load_average": [load_before, load_after],
-               "rows": rows}
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+    # The run itself adds about `threads` to the load average; more means competition.
+    if load_before > 0.5 or load_after > args.threads + 0.5:
+        print(f"warning: load average {load_before:.1f} before, {load_after:.1f} after: other "
+              "processes competed for the cores (docs/BENCHMARKS.md)")
 
 
 if __name__ == "__main__":
