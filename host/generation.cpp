@@ -19,8 +19,8 @@ void Generator::reset() {
   cached_.clear();
 }
 
-std::string Generator::generate(const std::vector<int32_t>& prompt, sampling::Sampler& sampler,
-                                int max_tokens,
+std::string Generator::generate(const std::vector<int32_t>& prompt,
+                                const sampling::Params& sampling, int max_tokens,
                                 const std::function<void(std::string_view)>& on_text,
                                 GenerationStats& stats) {
   if (prompt.empty()) throw Error(ZEN_ERR_INVALID_ARG, "generate: empty prompt");
@@ -44,6 +44,7 @@ std::string Generator::generate(const std::vector<int32_t>& prompt, sampling::Sa
   stats.prompt_tokens = fresh.size();
   stats.prompt_seconds = since(t0);
 
+  sampling::Sampler sampler(sampling, ctx_.n_vocab());  // the logits' width, known by now
   sampler.add_prompt(prompt);
   tokenizer::StreamDecoder text(tok_);
   std::string out;

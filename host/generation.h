@@ -29,9 +29,10 @@ class Generator {
   Generator(model::Context& ctx, const tokenizer::Tokenizer& tok, int32_t seq = 0)
       : ctx_(ctx), tok_(tok), seq_(seq) {}
 
-  // Runs the prompt (reusing the cached common prefix) and samples up to max_tokens tokens,
-  // calling on_text with each complete piece of text. Returns the generated text.
-  std::string generate(const std::vector<int32_t>& prompt, sampling::Sampler& sampler,
+  // Runs the prompt (reusing the cached common prefix) and samples up to max_tokens tokens
+  // with a sampler made for this turn, calling on_text with each complete piece of text.
+  // Returns the generated text.
+  std::string generate(const std::vector<int32_t>& prompt, const sampling::Params& sampling,
                        int max_tokens, const std::function<void(std::string_view)>& on_text,
                        GenerationStats& stats);
   // Drops everything cached for this sequence.

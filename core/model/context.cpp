@@ -101,7 +101,6 @@ void Context::plan(const zen_batch& shape) {
   planned_tokens_ = shape.n_tokens;
   planned_kv_ = shape.n_kv;
   planned_outputs_ = shape.n_outputs;
-  ++n_plans_;
 }
 
 void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,

@@ -52,8 +52,6 @@ class Context {
   const KvCache& kv() const { return kv_; }
   const ContextParams& params() const { return params_; }
   const Model& model() const { return model_; }
-  // Graph builds and plans so far (a plan is reused while the batch shape repeats).
-  uint64_t n_plans() const { return n_plans_; }
 
  private:
   void run(const Batch& batch, size_t begin, size_t end);
@@ -69,7 +67,6 @@ class Context {
   int32_t n_vocab_ = 0;
   // Shape of the planned graph: (tokens, kv cells, outputs).
   uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0;
-  uint64_t n_plans_ = 0;
   std::vector<float> logits_;
   size_t n_outputs_ = 0;
   std::vector<float> mask_;

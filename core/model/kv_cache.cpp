@@ -8,20 +8,17 @@
 
 #include <zen/plugin.hpp>
 
+#include "types/type_traits.h"
+
 namespace zen::model {
 namespace {
 
+// The types set_rows writes (the CPU device converts F32 rows to them).
 uint64_t element_bytes(zen_type t) {
-  switch (t) {
-    case ZEN_TYPE_F32:
-      return 4;
-    case ZEN_TYPE_F16:
-    case ZEN_TYPE_BF16:
-      return 2;
-    default:
-      throw Error(ZEN_ERR_INVALID_ARG,
-                  "KV cache: type " + std::to_string(t) + " is not supported (F32, F16 or BF16)");
-  }
+  if (t != ZEN_TYPE_F32 && t != ZEN_TYPE_F16 && t != ZEN_TYPE_BF16)
+    throw Error(ZEN_ERR_INVALID_ARG,
+                "KV cache: type " + std::to_string(t) + " is not supported (F32, F16 or BF16)");
+  return type_traits(t)->block_bytes;
 }
 
 void* alloc_rows(uint64_t bytes) {

@@ -54,6 +54,17 @@ std::string group_digits(const std::string& digits, char sep) {
   return out;
 }
 
+// Numbers right-align; "0" without an explicit alignment pads with zeros after the sign.
+std::string pad_number(const std::string& body, const Spec& spec) {
+  if (spec.zero && !spec.align) {
+    Spec z = spec;
+    z.fill = '0';
+    z.align = '=';
+    return pad(body, z, '>');
+  }
+  return pad(body, spec, '>');
+}
+
 std::string format_int(int64_t v, const Spec& spec) {
   char type = spec.type ? spec.type : 'd';
   uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
@@ -95,13 +106,7 @@ std::string format_int(int64_t v, const Spec& spec) {
   if (spec.grouping) digits = group_digits(digits, spec.grouping);
   std::string sign = v < 0 ? "-" : (spec.sign == '+' ? "+" : spec.sign == ' ' ? " " : "");
   std::string body = sign + (spec.alternate ? prefix : "") + digits;
-  if (spec.zero && !spec.align) {
-    Spec z = spec;
-    z.fill = '0';
-    z.align = '=';
-    return pad(body, z, '>');
-  }
-  return pad(body, spec, '>');
+  return pad_number(body, spec);
 }
 
 std::string format_float(double v, const Spec& spec) {
@@ -128,13 +133,7 @@ std::string format_float(double v, const Spec& spec) {
     if (percent) body += '%';
   }
   if (body[0] != '-' && spec.sign != '-') body = std::string(1, spec.sign) + body;
-  if (spec.zero && !spec.align) {
-    Spec z = spec;
-    z.fill = '0';
-    z.align = '=';
-    return pad(body, z, '>');
-  }
-  return pad(body, spec, '>');
+  return pad_number(body, spec);
 }
 
 // ---- printf style ----

@@ -127,18 +127,6 @@ bool all_chars(std::string_view s, bool (*pred)(char32_t)) {
   return true;
 }
 
-// islower/isupper: at least one cased character and none of the other case.
-bool cased_only(std::string_view s, bool upper) {
-  bool any = false;
-  for (size_t i = 0; i < s.size();) {
-    utf8::Decoded d = utf8::decode(s, i);
-    i += d.length;
-    if (upper ? utf8::is_lower(d.code_point) : utf8::is_upper(d.code_point)) return false;
-    if (upper ? utf8::is_upper(d.code_point) : utf8::is_lower(d.code_point)) any = true;
-  }
-  return any;
-}
-
 std::string replace_all(Budget& budget, std::string_view s, std::string_view old,
                         std::string_view repl, int64_t count) {
   std::string out;
@@ -204,7 +192,7 @@ Value string_method(Budget& budget, const Value& self, std::string_view name,
     if (name == "isdecimal" || name == "isdigit" || name == "isnumeric")
       return Value(all_chars(s, utf8::is_digit));
     if (name == "isspace") return Value(all_chars(s, utf8::is_space));
-    return Value(cased_only(s, name == "isupper"));
+    return Value(utf8::is_single_case(s, name == "isupper"));
   }
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
     ArgReader a(method, args, {"chars"});

@@ -52,17 +52,7 @@ bool same_object(const Value& a, const Value& b) {
 }
 
 // str(value).islower() / .isupper(): any value, through its str().
-bool case_test(const Value& v, bool upper) {
-  std::string s = py_str(v);
-  bool any = false;
-  for (size_t i = 0; i < s.size();) {
-    utf8::Decoded d = utf8::decode(s, i);
-    i += d.length;
-    if (upper ? utf8::is_lower(d.code_point) : utf8::is_upper(d.code_point)) return false;
-    if (upper ? utf8::is_upper(d.code_point) : utf8::is_lower(d.code_point)) any = true;
-  }
-  return any;
-}
+bool case_test(const Value& v, bool upper) { return utf8::is_single_case(py_str(v), upper); }
 
 // Tests of the value alone; nullopt if `name` is not one of them.
 std::optional<bool> unary_test(Interpreter& interp, std::string_view name, const Value& v) {

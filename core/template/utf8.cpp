@@ -232,4 +232,15 @@ std::string strip_chars(std::string_view s, std::string_view chars, bool left, b
   return from_code_points(std::u32string_view(cps).substr(begin, end - begin));
 }
 
+bool is_single_case(std::string_view s, bool upper) {
+  bool any = false;
+  for (size_t i = 0; i < s.size();) {
+    const Decoded d = decode(s, i);
+    i += d.length;
+    if (upper ? is_lower(d.code_point) : is_upper(d.code_point)) return false;
+    if (upper ? is_upper(d.code_point) : is_lower(d.code_point)) any = true;
+  }
+  return any;
+}
+
 }  // namespace zen::tmpl::utf8

@@ -33,7 +33,10 @@ bool is_digit(char32_t c);
 bool is_alnum(char32_t c);
 bool is_upper(char32_t c);
 bool is_lower(char32_t c);
-bool is_printable(char32_t c);  // Python str.isprintable for one character
+bool is_printable(char32_t c);
+// Python str.isupper() (upper) / str.islower(): at least one cased character, none of the other
+// case.
+bool is_single_case(std::string_view s, bool upper);  // Python str.isprintable for one character
 // A \w character in Python's Unicode regex syntax.
 bool is_word(char32_t c);
 

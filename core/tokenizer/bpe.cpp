@@ -112,12 +112,8 @@ void BpeEncoder::encode_word(std::string_view word, std::vector<int32_t>& out) c
     if (l.length == 0 || !m || static_cast<uint32_t>(m->rank) != rank) {
       continue;  // stale: the pair at `left` changed since this entry was queued
     }
-    MergeSymbol& r = symbols[static_cast<size_t>(l.next)];
-    l.length += r.length;
+    merge_with_next(symbols, left);
     parts[left] = m->merged;
-    r.length = 0;
-    l.next = r.next;
-    if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = static_cast<int32_t>(left);
     try_pair(l.prev);
     try_pair(static_cast<int32_t>(left));
   }

@@ -54,4 +54,14 @@ struct MergeSymbol {
   int32_t next;
 };
 
+// Merges symbols[left] with its right neighbour, which leaves the list.
+inline void merge_with_next(std::vector<MergeSymbol>& symbols, size_t left) {
+  MergeSymbol& l = symbols[left];
+  MergeSymbol& r = symbols[static_cast<size_t>(l.next)];
+  l.length += r.length;
+  r.length = 0;
+  l.next = r.next;
+  if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = static_cast<int32_t>(left);
+}
+
 }  // namespace zen::tokenizer

@@ -56,11 +56,7 @@ void SpmEncoder::encode(std::string_view text, std::vector<int32_t>& out) const 
     if (l.length == 0 || id == kNoToken || MergeQueue::descending(vocab_.score(id)) != priority) {
       continue;  // stale: the pair at `left` changed since this entry was queued
     }
-    MergeSymbol& r = symbols[static_cast<size_t>(l.next)];
-    l.length += r.length;
-    r.length = 0;
-    l.next = r.next;
-    if (r.next >= 0) symbols[static_cast<size_t>(r.next)].prev = static_cast<int32_t>(left);
+    merge_with_next(symbols, left);
     try_pair(l.prev);
     try_pair(static_cast<int32_t>(left));
   }

@@ -93,8 +93,9 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   params.n_batch = static_cast<uint32_t>(std::max(n_prompt, 1));
   host::LoadedModel lm(*host->plugins, host->config, path, params);
   model::Context& ctx = lm.context();
-  const int32_t n_vocab =
-      static_cast<int32_t>(lm.file().gguf().find_tensor("token_embd.weight")->ne[1]);
+  // The logits' width is the vocabulary, whatever the architecture names its tensors.
+  ctx.decode(model::Batch::sequence(std::vector<int32_t>{0}, 0, 0, false));
+  const int32_t n_vocab = ctx.n_vocab();
 
   std::vector<TestResult> results;
   if (n_prompt > 0) {

@@ -129,10 +129,8 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       if (o.verbose) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", text.c_str());
       ids = tokenize_chat(tok, text);
     }
-    sampling::Sampler sampler(o.sampling,
-                              lm.context().n_vocab() ? lm.context().n_vocab() : tok.n_vocab());
     host::GenerationStats stats;
-    std::string answer = gen.generate(ids, sampler, o.n_predict, stream, stats);
+    std::string answer = gen.generate(ids, o.sampling, o.n_predict, stream, stats);
     if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", answer}});
     std::fputc('\n', stdout);
     if (o.verbose || !o.has_prompt) print_stats(stats);

@@ -79,14 +79,6 @@ class ModelInfo {
     float v = 0;
     return api_->get_array_f32(m_, key, i, &v) ? v : fallback;
   }
-  bool has(const char* key) const {
-    uint64_t n = 0;
-    float f = 0;
-    const char* s = nullptr;
-    return api_->get_array_len(m_, key, &n) || api_->get_f32(m_, key, &f) ||
-           api_->get_str(m_, key, &s);
-  }
-
   bool has_tensor(const std::string& name) const {
     return api_->tensor(m_, name.c_str(), nullptr, nullptr, nullptr) != 0;
   }

@@ -54,9 +54,7 @@ inline zen_t cached_attention(Graph& g, BatchInputs& in, uint32_t il, zen_t q, z
   auto store = [&](const std::string& name, zen_t rows, int64_t width) {
     zen_t cache = g.state(name);
     zen_t written = g.set_rows(cache, g.reshape(rows, {width * hkv, t}), in.slots);
-    zen_type type;
-    g.shape(written, &type);
-    const uint64_t es = type == ZEN_TYPE_F32 ? 4 : 2;
+    const uint64_t es = g.strides(written)[0];  // bytes per cached element
     // [width, n_kv, hkv]: cell j of head h sits at row j, column h * width.
     return g.view(written, {width, static_cast<int64_t>(b.n_kv), hkv},
                   {es, es * static_cast<uint64_t>(width * hkv), es * static_cast<uint64_t>(width)},

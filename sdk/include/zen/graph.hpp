@@ -46,8 +46,6 @@ class Graph {
       throw Error(ZEN_ERR_UNSUPPORTED, "graph: the host's builder has no persistent state");
     return check(api_->state(b_, name.c_str()));
   }
-  // Optional weight: -1 when the model does not have it (tied output, optional biases).
-  zen_t weight_or_none(const std::string& name) { return api_->weight(b_, name.c_str()); }
 
   // ---- ops (shape rules: core/graph/infer.h) ------------------------------------------------
   zen_t op(zen_op op, std::initializer_list<zen_t> srcs,
