@@ -95,6 +95,32 @@ void apply_log(Config& c, const json& v, const std::string& src) {
   }
 }
 
+void apply_serve(Config& c, const json& v, const std::string& src) {
+  only_keys(v, src, "serve",
+            {"parallel", "queue", "ctx", "prefill_chunk", "max_batch_tokens", "deterministic",
+             "frontends"});
+  ServeConfig& s = c.serve;
+  auto count = [&](const char* key, unsigned& out, unsigned lo, unsigned hi) {
+    if (!v.contains(key)) return;
+    const std::string name = std::string("serve.") + key;
+    out = get_count(v[key], src, name, hi);
+    if (out < lo)
+      fail(src, name, "must be at least " + std::to_string(lo) + ", got " + v[key].dump());
+  };
+  count("parallel", s.parallel, 1, 1024);
+  count("queue", s.queue, 0, 1u << 20);
+  count("ctx", s.ctx, 16, 1u << 24);
+  count("prefill_chunk", s.prefill_chunk, 1, 1u << 20);
+  count("max_batch_tokens", s.max_batch_tokens, 1, 1u << 20);
+  if (v.contains("deterministic")) {
+    if (!v["deterministic"].is_boolean())
+      fail(src, "serve.deterministic", "must be true or false, got " + v["deterministic"].dump());
+    s.deterministic = v["deterministic"].get<bool>();
+  }
+  if (v.contains("frontends"))
+    s.frontends = get_string_list(v["frontends"], src, "serve.frontends");
+}
+
 // Plugin-private sections ("device": {"vulkan": {...}}) are objects of objects; their contents
 // are validated by the plugin that reads them through config_get.
 void check_plugin_sections(const json& v, const std::string& src, const std::string& key) {
@@ -120,8 +146,11 @@ Config parse_config(const std::string& text, const std::string& source) {
       {"devices", apply_devices},
       {"cpu", apply_cpu},
       {"log", apply_log},
-      {"device", [](Config&, const json& v, const std::string& s) {
-         check_plugin_sections(v, s, "device");
+      {"serve", apply_serve},
+      {"device",
+       [](Config&, const json& v, const std::string& s) { check_plugin_sections(v, s, "device"); }},
+      {"frontend", [](Config&, const json& v, const std::string& s) {
+         check_plugin_sections(v, s, "frontend");
        }}};
   if (!doc.is_object()) fail(source, "(top level)", "must be a JSON object, got " + type_name(doc));
   for (const auto& [key, value] : doc.items()) {

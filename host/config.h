@@ -19,6 +19,19 @@ struct ConfigError : std::runtime_error {
 
 enum class Pinning { none, cores };
 
+// `zen-engine serve`: how models are scheduled, and which frontend plugins start. Each
+// frontend's own settings ("frontend": {"http": {...}}) stay in Config::raw and reach the
+// plugin as its config JSON.
+struct ServeConfig {
+  unsigned parallel = 8;            // sequences decoding together per model
+  unsigned queue = 64;              // requests waiting per model before 429
+  unsigned ctx = 8192;              // KV cache cells per model, shared by its sequences
+  unsigned prefill_chunk = 256;     // prompt tokens per sequence per step
+  unsigned max_batch_tokens = 512;  // tokens per step
+  bool deterministic = false;       // seeded output independent of concurrent requests
+  std::vector<std::string> frontends = {"http"};
+};
+
 struct Config {
   std::string source;                     // file it came from, or "" for defaults
   std::vector<std::string> plugin_paths;  // plugins.paths
@@ -27,6 +40,7 @@ struct Config {
   unsigned cpu_threads = 0;               // 0 = one per physical core
   Pinning cpu_pinning = Pinning::cores;
   std::string log_level = "info";
+  ServeConfig serve;
   nlohmann::json raw = nlohmann::json::object();  // as validated, for plugin config_get
 
   // Value at a dotted key as text: strings unquoted, other JSON serialized; nullopt if unset.

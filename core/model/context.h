@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/builder.h"
@@ -25,6 +26,12 @@ struct ContextParams {
   uint32_t n_ctx = 4096;   // KV cells (all sequences together); 0 = the model's training length
   uint32_t n_batch = 512;  // most tokens per micro-batch
   zen_type kv_type = ZEN_TYPE_F16;
+  uint32_t block_size = 16;  // KV cells per block (the unit of allocation and prefix sharing)
+  // Deterministic mode: each micro-batch attends over a compact copy of its sequences' K/V
+  // rows, in position order (graph input "kv_rows"), not over cells [0, n_kv). A sequence
+  // alone in a micro-batch then gets bit-identical logits wherever its blocks sit and whatever
+  // else is cached.
+  bool gather_kv = false;
 };
 
 struct Batch {
@@ -41,12 +48,17 @@ class Context {
  public:
   Context(const Model& model, std::vector<graph::DeviceRef> devices, ContextParams params = {});
 
-  // Runs the batch; afterwards logits(i) is the i-th requested row, in batch order. Throws
-  // (nothing committed to the cache) when the cache is full or a token id is out of range.
+  // Runs the batch; afterwards logits(i) is the i-th requested row, in batch order. Each
+  // sequence's positions must continue what the cache holds for it (KvCache::append). Throws
+  // (the cache cut back to what it held) when the cache is full or a token id is out of range.
   void decode(const Batch& batch);
   size_t n_outputs() const { return n_outputs_; }
   std::span<const float> logits(size_t i) const;
   int32_t n_vocab() const { return n_vocab_; }
+
+  // Graphs planned so far: batches of one shape (tokens, KV rows, outputs) reuse one plan, so
+  // decode steps of a sequence re-plan only when n_kv crosses a padding boundary.
+  uint64_t plans() const { return plans_; }
 
   KvCache& kv() { return kv_; }
   const KvCache& kv() const { return kv_; }
@@ -58,6 +70,11 @@ class Context {
   void plan(const zen_batch& shape);
   void set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,
                   uint32_t n_kv, const std::vector<int32_t>& out_ids);
+  // gather_kv: fills rows_ for the sequences of positions/seqs (padded to a multiple of 32)
+  // and returns the row count.
+  uint32_t gather_rows(std::span<const int32_t> seqs);
+  void fill_gathered_mask(float* mask, uint32_t n_rows, std::span<const int32_t> positions,
+                          std::span<const int32_t> seqs, uint32_t window) const;
   std::optional<graph::WeightInfo> resolve(std::string_view name) const;
 
   const Model& model_;
@@ -67,9 +84,15 @@ class Context {
   int32_t n_vocab_ = 0;
   // Shape of the planned graph: (tokens, kv cells, outputs).
   uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0;
+  uint64_t plans_ = 0;
   std::vector<float> logits_;
   size_t n_outputs_ = 0;
   std::vector<float> mask_;
+  // gather_kv: cell ids of the gathered rows (the graph reads them through the runtime state
+  // "kv_rows"), and where each sequence's rows start.
+  std::vector<int32_t> rows_;
+  std::vector<std::pair<int32_t, uint32_t>> row_start_;  // (seq, its first row)
+  uint32_t n_rows_ = 0;                                  // rows of the current micro-batch
 };
 
 }  // namespace zen::model

@@ -16,6 +16,7 @@
 #include "generation.h"
 #include "loaded_model.h"
 #include "options.h"
+#include "serving/chat_template.h"
 #include "template/template.h"
 
 namespace zen::cli {
@@ -27,30 +28,6 @@ struct RunOptions {
   int n_predict = 512;
   sampling::Params sampling;
 };
-
-// The model's own chat template, else a built-in one for its architecture, else ChatML.
-std::string chat_template(const host::LoadedModel& lm, const std::string& file) {
-  if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(ZEN_ERR_IO, "cannot read chat template '" + file + "'");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  if (const gguf::Value* v = lm.file().gguf().find("tokenizer.chat_template"); v && v->is_string())
-    return std::string(v->as_string());
-  if (auto t = tmpl::builtin_template(lm.file().architecture())) return std::string(*t);
-  return std::string(*tmpl::builtin_template("chatml"));
-}
-
-// Tokens of a rendered conversation: specials spelled in the text become tokens; BOS is added
-// only when the model wants one and the template did not write it.
-std::vector<int32_t> tokenize_chat(const tokenizer::Tokenizer& tok, const std::string& text) {
-  std::vector<int32_t> ids = tok.encode(text, false, true);
-  if (tok.add_bos() && tok.bos() >= 0 && (ids.empty() || ids.front() != tok.bos()))
-    ids.insert(ids.begin(), tok.bos());
-  return ids;
-}
 
 void print_stats(const host::GenerationStats& s) {
   std::fprintf(stderr,
@@ -106,7 +83,8 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_gguf(lm.file().gguf());
   host::Generator gen(lm.context(), tok);
   std::optional<tmpl::Template> tmpl;
-  if (!o.raw) tmpl.emplace(tmpl::Template::parse(chat_template(lm, o.template_file)));
+  if (!o.raw)
+    tmpl.emplace(tmpl::Template::parse(serving::chat_template_source(lm.file(), o.template_file)));
   auto stream = [](std::string_view s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
@@ -127,7 +105,7 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       if (tok.eos() >= 0) in.eos_token = tok.piece(tok.eos());
       const std::string text = tmpl::render_chat(*tmpl, in);
       if (o.verbose) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", text.c_str());
-      ids = tokenize_chat(tok, text);
+      ids = serving::tokenize_chat(tok, text);
     }
     host::GenerationStats stats;
     std::string answer = gen.generate(ids, o.sampling, o.n_predict, stream, stats);

@@ -21,5 +21,9 @@ int cmd_quantize(const Args& args, const GlobalOptions& global);
 int cmd_bench(const Args& args, const GlobalOptions& global);
 int cmd_run(const Args& args, const GlobalOptions& global);
 int cmd_perplexity(const Args& args, const GlobalOptions& global);
+int cmd_serve(const Args& args, const GlobalOptions& global);
+int cmd_pull(const Args& args, const GlobalOptions& global);
+int cmd_list(const Args& args, const GlobalOptions& global);
+int cmd_rm(const Args& args, const GlobalOptions& global);
 
 }  // namespace zen::cli

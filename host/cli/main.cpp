@@ -28,6 +28,10 @@ const std::map<std::string, CommandInfo>& commands() {
       {"bench", {zen::cli::cmd_bench, "prompt and generation speed in tokens/s (--json)"}},
       {"run", {zen::cli::cmd_run, "answer a prompt, or chat interactively without one"}},
       {"perplexity", {zen::cli::cmd_perplexity, "perplexity of a text file (--logits-out)"}},
+      {"serve", {zen::cli::cmd_serve, "serve models over the OpenAI-compatible HTTP API"}},
+      {"pull", {zen::cli::cmd_pull, "fetch a model into the store (path, URL, hf://, ollama://)"}},
+      {"list", {zen::cli::cmd_list, "list the models in the store"}},
+      {"rm", {zen::cli::cmd_rm, "remove a model from the store"}},
   };
   return table;
 }

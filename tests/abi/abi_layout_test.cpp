@@ -78,7 +78,9 @@ static_assert(sizeof(zen_arch_v1) == 72);
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
 static_assert(offsetof(zen_arch_v1, build_graph) == 56);
-static_assert(sizeof(zen_engine_api) == 72);
+static_assert(sizeof(zen_engine_api) == 80);
+static_assert(offsetof(zen_engine_api, free_string) == 64);
+static_assert(offsetof(zen_engine_api, status) == 72);  // ABI 1.2
 static_assert(sizeof(zen_frontend_v1) == 24);
 
 TEST(AbiLayout, CCompilerAgrees) {

@@ -177,7 +177,9 @@ TEST_P(Fidelity, TwoSequencesShareBatches) {
       b.logits.push_back(1);
     }
     const size_t n0 = b.size();
-    for (size_t i = done; i < std::min(done + 2, other.size()); ++i) {
+    // Sequence 1 continues where it stopped (a sequence's positions have no gaps).
+    const size_t o = static_cast<size_t>(ctx.kv().seq_len(1));
+    for (size_t i = o; i < std::min(o + 2, other.size()); ++i) {
       b.tokens.push_back(other[i]);
       b.positions.push_back(static_cast<int32_t>(i));
       b.seq_ids.push_back(1);

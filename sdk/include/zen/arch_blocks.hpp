@@ -15,6 +15,7 @@ namespace zen {
 class BatchInputs {
  public:
   BatchInputs(Graph& g, const zen_batch& b) : g_(g), b_(b) {
+    kv_rows = find_kv_rows(g);
     const int64_t t = b.n_tokens;
     tokens = g.input("tokens", ZEN_TYPE_I32, {t});
     positions = g.input("positions", ZEN_TYPE_I32, {t});
@@ -34,14 +35,26 @@ class BatchInputs {
   const zen_batch& batch() const { return b_; }
 
   zen_t tokens, positions, slots, out_ids;
+  // I32 [n_kv] cache cells attention reads, in this order, when the runtime gathers them
+  // (deterministic mode); negative when attention reads cells [0, n_kv) directly.
+  zen_t kv_rows = -1;
 
  private:
+  // The gathered-row list arrives as the runtime state "kv_rows": zen_batch (ABI 1.1) has no
+  // member to announce it, and a runtime that does not gather has no such state.
+  static zen_t find_kv_rows(Graph& g) {
+    const zen_graph_api* api = g.api();
+    if (!ZEN_HAS_MEMBER(api, zen_graph_api, state) || !api->state) return -1;
+    return api->state(g.builder(), "kv_rows");
+  }
+
   Graph& g_;
   const zen_batch& b_;
   std::map<uint32_t, zen_t> masks_;
 };
 
-// Writes this batch's K and V rows into layer `il`'s cache and attends over the cache.
+// Writes this batch's K and V rows into layer `il`'s cache and attends over the cache (cells
+// [0, n_kv), or the n_kv cells listed in kv_rows).
 //   q [D, Hq, T], k [D, Hkv, T], v [Dv, Hkv, T] (roped, normed as the model wants)
 //   -> [Dv * Hq, T]
 inline zen_t cached_attention(Graph& g, BatchInputs& in, uint32_t il, zen_t q, zen_t k, zen_t v,
@@ -54,7 +67,10 @@ inline zen_t cached_attention(Graph& g, BatchInputs& in, uint32_t il, zen_t q, z
   auto store = [&](const std::string& name, zen_t rows, int64_t width) {
     zen_t cache = g.state(name);
     zen_t written = g.set_rows(cache, g.reshape(rows, {width * hkv, t}), in.slots);
-    const uint64_t es = g.strides(written)[0];  // bytes per cached element
+    // Gathered: a packed F32 copy of the listed cells, so attention's shape and summation order
+    // depend only on the sequences in this batch, not on where their cells sit.
+    if (in.kv_rows >= 0) written = g.get_rows(written, in.kv_rows);
+    const uint64_t es = g.strides(written)[0];  // bytes per element
     // [width, n_kv, hkv]: cell j of head h sits at row j, column h * width.
     return g.view(written, {width, static_cast<int64_t>(b.n_kv), hkv},
                   {es, es * static_cast<uint64_t>(width * hkv), es * static_cast<uint64_t>(width)},

@@ -27,6 +27,9 @@ typedef struct zen_engine_api {
   char* (*embed)(zen_engine* e, const char* request_json);
   char* (*metrics)(zen_engine* e);
   void (*free_string)(char* s);
+  /* ABI 1.2: {"ready": bool, "models": [{"id", "state": "loading"|"ready"|"failed",
+   * "error"?}]}, for readiness probes. Check ZEN_HAS_MEMBER before calling. */
+  char* (*status)(zen_engine* e);
 } zen_engine_api;
 #define ZEN_ENGINE_API_NAME "engine"
 

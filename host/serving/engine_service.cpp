@@ -1,0 +1,253 @@
+#include "engine_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <random>
+
+#include "api_error.h"
+#include "json_fields.h"
+#include "metrics_text.h"
+#include "prompt.h"
+#include "sampler/error.h"
+#include "utf8_text.h"
+
+namespace zen::serving {
+namespace {
+
+constexpr int kMaxJsonDepth = 64;
+
+// "chatcmpl-" + 24 random letters and digits.
+std::string random_id(const char* prefix) {
+  static constexpr char kAlnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<size_t> pick(0, sizeof kAlnum - 2);
+  std::string id = prefix;
+  for (int i = 0; i < 24; ++i) id += kAlnum[pick(rng)];
+  return id;
+}
+
+// The most JSON containers open at once in `text`, not counting brackets inside strings.
+int json_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+void check_context(const ServedModel& model, const GenerationRequest& r, size_t prompt_tokens) {
+  const size_t n_ctx = model.engine().n_ctx_per_seq();
+  const size_t wanted = prompt_tokens + static_cast<size_t>(r.max_tokens > 0 ? r.max_tokens : 1);
+  if (wanted <= n_ctx) return;
+  std::string message = "This model's maximum context length is " + std::to_string(n_ctx) +
+                        " tokens. However, you requested " + std::to_string(wanted) + " tokens (" +
+                        std::to_string(prompt_tokens) + " in the " +
+                        (r.endpoint == Endpoint::kChat ? "messages" : "prompt");
+  message += r.max_tokens > 0 ? ", " + std::to_string(r.max_tokens) + " in the completion)."
+                              : ", at least 1 to generate).";
+  throw ApiError::invalid(r.endpoint == Endpoint::kChat ? "messages" : "prompt", message,
+                          "context_length_exceeded");
+}
+
+void check_logit_bias(const ServedModel& model, const GenerationRequest& r) {
+  const int32_t n_vocab = model.tokenizer().n_vocab();
+  for (const auto& [token, bias] : r.sampling.logit_bias)
+    if (token >= n_vocab)
+      throw ApiError::invalid("logit_bias", "'logit_bias' token id " + std::to_string(token) +
+                                                " is outside the vocabulary (0 to " +
+                                                std::to_string(n_vocab - 1) + ")");
+}
+
+int32_t token_id(const Json& v, const tokenizer::Tokenizer& tok, const std::string& param) {
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= tok.n_vocab())
+    throw ApiError::invalid(param, "'" + param + "' must hold token ids from 0 to " +
+                                       std::to_string(tok.n_vocab() - 1) + ", got " + brief(v));
+  return v.get<int32_t>();
+}
+
+}  // namespace
+
+Json parse_body(std::string_view text) {
+  if (json_depth(text) > kMaxJsonDepth)
+    throw ApiError::invalid(
+        "", "the request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    throw ApiError::invalid("", std::string("the request body is not valid JSON: ") + e.what());
+  }
+}
+
+EngineService::EngineService(ModelRegistry& models, LogFn log)
+    : models_(models), log_(std::move(log)) {}
+
+EngineService::~EngineService() { models_.stop(); }
+
+nlohmann::json EngineService::status() const { return models_.status(); }
+
+nlohmann::json EngineService::list_models() const {
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& m : models_.ready()) {
+    const ModelInfo& info = m->info();
+    data.push_back({{"id", m->id()},
+                    {"object", "model"},
+                    {"created", info.created},
+                    {"owned_by", "zen"},
+                    {"meta",
+                     {{"architecture", info.architecture},
+                      {"n_ctx", info.n_ctx},
+                      {"n_params", info.n_params},
+                      {"quant", info.quant},
+                      {"path", valid_utf8(info.path)}}}});
+  }
+  return {{"object", "list"}, {"data", std::move(data)}};
+}
+
+uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
+  const auto received = std::chrono::steady_clock::now();
+  const GenerationRequest r = parse_generation_request(parse_body(request_json));
+  std::shared_ptr<ServedModel> model = models_.find(r.model);
+  Prompt prompt = build_prompt(*model, r);
+  check_logit_bias(*model, r);
+  check_context(*model, r, prompt.tokens.size());
+
+  std::vector<std::unique_ptr<ChoiceStream>> choices;
+  for (int i = 0; i < r.n; ++i) {
+    std::unique_ptr<ChatOutput> output;
+    if (prompt.output) output = std::make_unique<ChatOutput>(*prompt.output);
+    choices.push_back(
+        std::make_unique<ChoiceStream>(model->tokenizer(), r.stop, std::move(output)));
+  }
+  RequestInfo info;
+  info.id = random_id(r.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-");
+  info.model = model->id();
+  info.created = static_cast<int64_t>(std::time(nullptr));
+  info.received = received;
+
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mu_);
+    id = next_id_++;
+    in_flight_[id].model = model;
+  }
+  auto sink = std::make_shared<RequestSink>(std::move(info), std::move(choices), std::move(emit),
+                                            log_, [this, id] { release(id); });
+  engine::Request er;
+  er.prompt = std::move(prompt.tokens);
+  er.sampling = r.sampling;
+  er.max_tokens = r.max_tokens;
+  er.n = r.n;
+  er.stop_tokens = model->eog_tokens();
+  er.ignore_eos = r.ignore_eos;
+  uint64_t engine_id = 0;
+  try {
+    engine_id = model->engine().submit(std::move(er), sink);
+  } catch (const engine::QueueFull& e) {
+    release(id);
+    throw ApiError::overloaded("model '" + model->id() + "' is busy: " + e.what(), 1);
+  } catch (const engine::ContextExceeded& e) {
+    release(id);
+    throw ApiError::invalid(r.endpoint == Endpoint::kChat ? "messages" : "prompt", e.what(),
+                            "context_length_exceeded");
+  } catch (const engine::InvalidRequest& e) {
+    release(id);
+    throw ApiError::invalid("", e.what());
+  } catch (const sampling::InvalidParams& e) {
+    release(id);
+    throw ApiError::invalid("", e.what());
+  }
+  bool cancel_now = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = in_flight_.find(id);
+    if (it != in_flight_.end()) {  // else: already done
+      it->second.engine_id = engine_id;
+      cancel_now = it->second.cancel_requested;
+    }
+  }
+  if (cancel_now) model->engine().cancel(engine_id);
+  return id;
+}
+
+void EngineService::cancel(uint64_t id) {
+  std::shared_ptr<ServedModel> model;
+  uint64_t engine_id = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto it = in_flight_.find(id);
+    if (it == in_flight_.end()) return;
+    it->second.cancel_requested = true;  // submit() cancels once it knows the engine id
+    engine_id = it->second.engine_id;
+    model = it->second.model.lock();
+  }
+  if (model && engine_id != 0) model->engine().cancel(engine_id);
+}
+
+void EngineService::release(uint64_t id) {
+  std::lock_guard lock(mu_);
+  in_flight_.erase(id);
+}
+
+Json EngineService::tokenize(std::string_view request_json) const {
+  const Json body = parse_body(request_json);
+  JsonFields f(body);
+  const std::shared_ptr<ServedModel> model = models_.find(f.string("model").value_or(""));
+  const auto content = f.string("content");
+  if (!content) throw ApiError::invalid("content", "'content' is required");
+  const bool add_special = f.boolean("add_special").value_or(true);
+  const bool parse_special = f.boolean("parse_special").value_or(true);
+  const bool with_pieces = f.boolean("with_pieces").value_or(false);
+  f.finish();
+  const tokenizer::Tokenizer& tok = model->tokenizer();
+  Json tokens = Json::array();
+  for (int32_t id : tok.encode(*content, add_special, parse_special)) {
+    if (!with_pieces) {
+      tokens.push_back(id);
+      continue;
+    }
+    const std::string piece = tok.piece(id);
+    Json shown = valid_utf8(piece);
+    if (shown.get_ref<const std::string&>() != piece) {  // not text: show the bytes
+      shown = Json::array();
+      for (unsigned char c : piece) shown.push_back(static_cast<int>(c));
+    }
+    tokens.push_back(Json{{"id", id}, {"piece", std::move(shown)}});
+  }
+  return Json{{"tokens", std::move(tokens)}};
+}
+
+Json EngineService::detokenize(std::string_view request_json) const {
+  const Json body = parse_body(request_json);
+  JsonFields f(body);
+  const std::shared_ptr<ServedModel> model = models_.find(f.string("model").value_or(""));
+  const Json* tokens = f.get("tokens");
+  f.finish();
+  if (!tokens || !tokens->is_array())
+    throw ApiError::invalid("tokens", "'tokens' must be an array of token ids");
+  std::vector<int32_t> ids;
+  for (const Json& t : *tokens) ids.push_back(token_id(t, model->tokenizer(), "tokens"));
+  return Json{{"content", valid_utf8(model->tokenizer().decode(ids, /*skip_special=*/false))}};
+}
+
+std::string EngineService::metrics() const {
+  std::vector<std::pair<std::string, engine::Metrics>> all;
+  for (const auto& m : models_.ready()) all.emplace_back(m->id(), m->engine().metrics());
+  return prometheus_text(all);
+}
+
+}  // namespace zen::serving

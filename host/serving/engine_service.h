@@ -1,0 +1,55 @@
+// The engine API (sdk/include/zen/frontend.h, docs/SERVING.md) in C++: what the frontends
+// call, through the C table in c_api.cpp. Requests are validated, rendered and tokenized on the
+// caller's thread; tokens come back as events on the model's engine thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "model_registry.h"
+#include "request_sink.h"
+
+namespace zen::serving {
+
+class EngineService {
+ public:
+  EngineService(ModelRegistry& models, LogFn log);
+  ~EngineService();  // stops the models' engines: no sink may call back into a dead service
+  EngineService(const EngineService&) = delete;
+  EngineService& operator=(const EngineService&) = delete;
+
+  nlohmann::json status() const;
+  nlohmann::json list_models() const;
+  // Starts a generation; events go to `emit` (the last one with last = true). Throws ApiError
+  // for anything wrong with the request (no event is sent then).
+  uint64_t submit(std::string_view request_json, EmitFn emit);
+  // Ends a request at any stage; unknown or finished ids are ignored.
+  void cancel(uint64_t id);
+  Json tokenize(std::string_view request_json) const;
+  Json detokenize(std::string_view request_json) const;
+  std::string metrics() const;
+
+ private:
+  struct InFlight {
+    std::weak_ptr<ServedModel> model;
+    uint64_t engine_id = 0;  // 0 until Engine::submit returned
+    bool cancel_requested = false;
+  };
+  void release(uint64_t id);
+
+  ModelRegistry& models_;
+  LogFn log_;
+  std::mutex mu_;
+  std::unordered_map<uint64_t, InFlight> in_flight_;
+  uint64_t next_id_ = 1;
+};
+
+// The request body as JSON; ApiError 400 when it is not JSON or nests deeper than 64 levels
+// (deep nesting is refused before parsing, so hostile input cannot exhaust the stack).
+Json parse_body(std::string_view text);
+
+}  // namespace zen::serving

@@ -1,0 +1,46 @@
+// Typed reads of a JSON request object for the engine API: each getter names the field in its
+// error ("'temperature' must be a number between 0 and 2"), null counts as absent (clients
+// send explicit nulls for unset options), and finish() refuses fields nobody read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "api_error.h"
+#include "request.h"
+
+namespace zen::serving {
+
+class JsonFields {
+ public:
+  // Throws ApiError 400 when `body` is not an object.
+  explicit JsonFields(const Json& body);
+
+  bool has(const std::string& key);         // present and not null; marks it read
+  const Json* get(const std::string& key);  // nullptr when absent or null; marks it read
+  void ignore(const std::string& key) { read_.insert(key); }
+
+  std::optional<double> number(const std::string& key, double lo, double hi);
+  std::optional<int64_t> integer(const std::string& key, int64_t lo, int64_t hi);
+  std::optional<bool> boolean(const std::string& key);
+  std::optional<std::string> string(const std::string& key);
+
+  // ApiError 400 "'<key>' is not supported (<why>)" when the field is present and not null.
+  void refuse(const std::string& key, const std::string& why);
+  // ApiError 400 naming the first field that no getter read.
+  void finish() const;
+
+ private:
+  const Json& body_;
+  std::set<std::string> read_;
+};
+
+// A value for an error message: its JSON, cut to 60 characters.
+std::string brief(const Json& v);
+
+// "a number between 0 and 2", "an integer between 1 and 16": the range as the messages say it.
+std::string describe_range(double lo, double hi, bool integer);
+
+}  // namespace zen::serving

@@ -1,0 +1,80 @@
+#include "served_model.h"
+
+#include <sys/stat.h>
+
+#include <map>
+
+#include "api_error.h"
+#include "chat_template.h"
+#include "types/type_traits.h"
+
+namespace zen::serving {
+namespace {
+
+// The weights' dominant type by bytes ("Q4_K", "F32"): what `quant` means to a user.
+std::string dominant_type(const gguf::File& file) {
+  std::map<uint32_t, uint64_t> bytes;
+  for (const gguf::TensorInfo& t : file.tensors())
+    if (t.n_dims >= 2) bytes[t.type] += t.n_bytes;
+  uint32_t best = 0;
+  uint64_t most = 0;
+  for (const auto& [type, n] : bytes)
+    if (n > most) best = type, most = n;
+  const TypeTraits* traits = type_traits(best);
+  return most == 0 ? "" : traits ? std::string(traits->name) : "type " + std::to_string(best);
+}
+
+int64_t file_mtime(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_mtime) : 0;
+}
+
+}  // namespace
+
+ServedModel::ServedModel(std::string id, const std::string& path,
+                         const host::PluginRegistry& plugins, const host::Config& config,
+                         const ModelOptions& options)
+    : id_(std::move(id)) {
+  model::ContextParams params;
+  params.n_ctx = options.n_ctx;
+  params.gather_kv = options.deterministic;
+  loaded_ = std::make_unique<host::LoadedModel>(plugins, config, path, params);
+  const model::ModelFile& file = loaded_->file();
+  tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
+  for (int32_t t = 0; t < tokenizer_->n_vocab(); ++t)
+    if (tokenizer_->is_eog(t)) eog_.push_back(t);
+
+  template_source_ = chat_template_source(file);
+  try {
+    template_ = std::make_unique<tmpl::Template>(tmpl::Template::parse(template_source_));
+  } catch (const std::exception& e) {
+    template_error_ = e.what();
+  }
+
+  tool_format_ = chat::detect_tool_format(template_source_, file.architecture());
+
+  engine::EngineParams engine_params = options.engine;
+  engine_params.deterministic = options.deterministic;
+  engine_ = std::make_unique<engine::Engine>(loaded_->context(), engine_params);
+
+  info_.architecture = file.architecture();
+  info_.quant = dominant_type(file.gguf());
+  info_.path = path;
+  info_.n_ctx = engine_->n_ctx_per_seq();
+  for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
+  info_.created = file_mtime(path);
+}
+
+ServedModel::~ServedModel() {
+  if (engine_) engine_->stop();
+  engine_.reset();
+}
+
+const tmpl::Template& ServedModel::chat_template() const {
+  if (!template_)
+    throw ApiError::internal("the chat template of model '" + id_ +
+                             "' cannot be parsed: " + template_error_);
+  return *template_;
+}
+
+}  // namespace zen::serving

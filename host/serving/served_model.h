@@ -1,0 +1,72 @@
+// One model as the server holds it: the loaded weights and Context, its tokenizer and chat
+// template, and the Engine that schedules its requests. Built on the registry's loader thread;
+// immutable afterwards except through the Engine (which is thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chat/tool_format.h"
+#include "config.h"
+#include "engine/engine.h"
+#include "loaded_model.h"
+#include "plugin_registry.h"
+#include "template/template.h"
+#include "tokenizer/tokenizer.h"
+
+namespace zen::serving {
+
+// How every served model is set up (the serve flags and config).
+struct ModelOptions {
+  uint32_t n_ctx = 8192;  // KV cells shared by all sequences of one model
+  bool deterministic = false;
+  engine::EngineParams engine;
+};
+
+// What GET /v1/models says about a model.
+struct ModelInfo {
+  std::string architecture, quant, path;
+  uint32_t n_ctx = 0;  // longest prompt + generation of one request
+  uint64_t n_params = 0;
+  int64_t created = 0;  // unix time the file was written
+};
+
+class ServedModel {
+ public:
+  // Loads the file and starts its engine; throws zen::Error naming what failed.
+  ServedModel(std::string id, const std::string& path, const host::PluginRegistry& plugins,
+              const host::Config& config, const ModelOptions& options);
+  ~ServedModel();  // stops the engine before the Context it drives goes away
+  ServedModel(const ServedModel&) = delete;
+  ServedModel& operator=(const ServedModel&) = delete;
+
+  const std::string& id() const { return id_; }
+  const ModelInfo& info() const { return info_; }
+  const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
+  const std::string& architecture() const { return info_.architecture; }
+  // The chat template's source, and the template parsed; throws ApiError 500 when the model's
+  // template cannot be parsed (the model still serves completions).
+  const std::string& template_source() const { return template_source_; }
+  const tmpl::Template& chat_template() const;
+  // How the model writes tool calls (from its template; kNone when it has no convention).
+  chat::ToolFormat tool_format() const { return tool_format_; }
+  // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
+  const std::vector<int32_t>& eog_tokens() const { return eog_; }
+  engine::Engine& engine() { return *engine_; }
+  const engine::Engine& engine() const { return *engine_; }
+
+ private:
+  std::string id_;
+  ModelInfo info_;
+  std::unique_ptr<host::LoadedModel> loaded_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::string template_source_, template_error_;
+  std::unique_ptr<tmpl::Template> template_;
+  chat::ToolFormat tool_format_ = chat::ToolFormat::kNone;
+  std::vector<int32_t> eog_;
+  std::unique_ptr<engine::Engine> engine_;  // declared last: destroyed first
+};
+
+}  // namespace zen::serving

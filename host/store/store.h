@@ -1,0 +1,49 @@
+// The model store: a directory of NAME.gguf files that `serve -m NAME`, `run -m NAME` and the
+// pull/list/rm commands share. Names are contained to the store: a name is one file-name
+// component, never a path.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zen::store {
+
+// $ZEN_MODELS_DIR, else $XDG_CACHE_HOME/zen-engine/models, else ~/.cache/zen-engine/models.
+std::filesystem::path models_dir();
+
+// A name in the store ("gemma-3-270m-q4_k_m" or with ".gguf") or a path to a file; throws
+// zen::Error "model 'x' not found (not a file, not in <dir>; try `zen-engine pull`)".
+std::filesystem::path resolve(const std::string& name_or_path);
+
+// The store name for `name` with any ".gguf" suffix dropped; throws zen::Error (invalid
+// argument) for an empty name, a path ('/', '\\', ".."), a leading '.', control characters
+// or NUL, or more than 200 bytes.
+std::string checked_name(const std::string& name);
+
+// Where a checked name's file, and its download in progress, live.
+std::filesystem::path model_path(const std::filesystem::path& dir, const std::string& name);
+std::filesystem::path partial_path(const std::filesystem::path& dir, const std::string& name);
+
+struct StoreEntry {
+  std::string name;
+  std::filesystem::path path;
+  uint64_t size = 0;
+  // From the GGUF header; `error` is set instead when the file is not a valid GGUF.
+  std::string architecture, quant;
+  std::optional<std::string> error;
+};
+
+// The store's models, sorted by name (an absent directory is an empty store).
+std::vector<StoreEntry> list_models(const std::filesystem::path& dir);
+// Names of downloads left incomplete (NAME.partial), to resume with `pull`.
+std::vector<std::string> list_partials(const std::filesystem::path& dir);
+
+// Deletes NAME.gguf and any partial download of it; returns what was removed. Throws
+// zen::Error (not found) "model 'x' is not in <dir>" when there is neither.
+std::vector<std::filesystem::path> remove_model(const std::filesystem::path& dir,
+                                                const std::string& name);
+
+}  // namespace zen::store

