@@ -6,7 +6,7 @@ set -euo pipefail
 DEB_PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3 python3-pip
   libboost1.81-dev libboost-program-options1.81-dev
-  libhwloc-dev hwloc nlohmann-json3-dev libpcre2-dev libssl-dev
+  libhwloc-dev hwloc nlohmann-json3-dev libpcre2-dev libssl-dev curl
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev clang-format-14
   # the aarch64 NEON variant's cross build and its op tests under qemu (tests/cross)

@@ -2,27 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <map>
-
 #include "api_error.h"
 #include "chat_template.h"
-#include "types/type_traits.h"
+#include "store/model_summary.h"
 
 namespace zen::serving {
 namespace {
-
-// The weights' dominant type by bytes ("Q4_K", "F32"): what `quant` means to a user.
-std::string dominant_type(const gguf::File& file) {
-  std::map<uint32_t, uint64_t> bytes;
-  for (const gguf::TensorInfo& t : file.tensors())
-    if (t.n_dims >= 2) bytes[t.type] += t.n_bytes;
-  uint32_t best = 0;
-  uint64_t most = 0;
-  for (const auto& [type, n] : bytes)
-    if (n > most) best = type, most = n;
-  const TypeTraits* traits = type_traits(best);
-  return most == 0 ? "" : traits ? std::string(traits->name) : "type " + std::to_string(best);
-}
 
 int64_t file_mtime(const std::string& path) {
   struct stat st {};
@@ -58,7 +43,7 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   engine_ = std::make_unique<engine::Engine>(loaded_->context(), engine_params);
 
   info_.architecture = file.architecture();
-  info_.quant = dominant_type(file.gguf());
+  info_.quant = store::summarize(file.gguf()).quant;  // as `zen-engine list` shows it
   info_.path = path;
   info_.n_ctx = engine_->n_ctx_per_seq();
   for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
