@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sampler/rng.h"
+#include "text/utf8.h"
+
 namespace zen::chat {
 namespace {
 
@@ -41,20 +44,6 @@ size_t holdback(std::string_view s, std::string_view marker) {
   return hold;
 }
 
-// Bytes at the end of `s` that start a UTF-8 character whose remaining bytes are missing.
-size_t incomplete_utf8_tail(std::string_view s) {
-  for (size_t k = 1; k <= 3 && k <= s.size(); ++k) {
-    const auto b = static_cast<unsigned char>(s[s.size() - k]);
-    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
-    const size_t need = b >= 0xC2 && b <= 0xDF   ? 2
-                        : b >= 0xE0 && b <= 0xEF ? 3
-                        : b >= 0xF0 && b <= 0xF4 ? 4
-                                                 : 1;
-    return need > k ? k : 0;
-  }
-  return 0;
-}
-
 std::string_view rtrim(std::string_view s) {
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
@@ -63,12 +52,7 @@ std::string_view rtrim(std::string_view s) {
 }  // namespace
 
 OutputParser::OutputParser(Options options) : options_(std::move(options)) {
-  if (options_.id_seed) {
-    rng_.seed(*options_.id_seed);
-  } else {
-    std::random_device rd;
-    rng_.seed((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  }
+  rng_.seed(options_.id_seed ? *options_.id_seed : sampling::random_seed());
   if (!options_.reasoning)
     phase_ = Phase::kLead;
   else if (options_.starts_in_reasoning)
@@ -83,7 +67,7 @@ OutputParser::OutputParser(Options options) : options_(std::move(options)) {
 std::vector<Delta> OutputParser::push(std::string_view text) {
   if (finished_) throw std::logic_error("OutputParser::push after finish");
   utf8_tail_.append(text);
-  const size_t tail = incomplete_utf8_tail(utf8_tail_);
+  const size_t tail = text::utf8::incomplete_tail(utf8_tail_);
   buf_.append(utf8_tail_, 0, utf8_tail_.size() - tail);
   utf8_tail_.erase(0, utf8_tail_.size() - tail);
   run(false);
@@ -376,12 +360,6 @@ void OutputParser::emit_arguments() {
   out_.push_back(std::move(d));
 }
 
-std::string OutputParser::new_call_id() {
-  static constexpr char kAlnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  std::uniform_int_distribution<int> pick(0, sizeof(kAlnum) - 2);
-  std::string id = "call_";
-  for (int i = 0; i < 24; ++i) id += kAlnum[pick(rng_)];
-  return id;
-}
+std::string OutputParser::new_call_id() { return sampling::random_id("call_", rng_); }
 
 }  // namespace zen::chat

@@ -43,13 +43,7 @@ Engine::Engine(model::Context& ctx, EngineParams params) : params_(params) {
         "engine: deterministic mode needs prefill_chunk (" + std::to_string(params_.prefill_chunk) +
         ") to be a multiple of the KV block size (" + std::to_string(kv.block_size()) + ")");
   kv.clear();
-  if (ctx.n_vocab() == 0) {
-    // The logits' width is the vocabulary, whatever the architecture names its tensors; one
-    // token through the model tells it (and plans the decode graph).
-    ctx.decode(model::Batch::sequence(std::vector<int32_t>{0}, 0, 0, false));
-    kv.clear();
-  }
-  n_vocab_ = ctx.n_vocab();
+  n_vocab_ = ctx.probe_n_vocab();
   uint32_t n = params_.n_ctx_per_seq ? params_.n_ctx_per_seq : ctx.model().n_ctx_train();
   n_ctx_per_seq_ = n ? std::min(n, kv.size()) : kv.size();
   scheduler_ = std::make_unique<Scheduler>(ctx, params_, n_ctx_per_seq_, metrics_);

@@ -102,7 +102,6 @@ class Engine {
   void cancel(uint64_t id);
   Metrics metrics() const;
   uint32_t n_ctx_per_seq() const { return n_ctx_per_seq_; }
-  int32_t n_vocab() const { return n_vocab_; }
   // Cancels everything (queued and running), delivers the last Sink calls and joins the
   // engine thread. Idempotent; submit() afterwards throws QueueFull.
   void stop();

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <random>
+
+#include "sampler/rng.h"
 
 namespace zen::engine {
 namespace {
@@ -14,11 +15,6 @@ void notify_finish(Job& job, int choice, Finish reason, const std::string& error
     job.sink->on_finish(choice, reason, error);
   } catch (...) {
   }
-}
-
-uint64_t random_seed() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
 void notify_done(Job& job) noexcept {
@@ -47,7 +43,7 @@ void Scheduler::enqueue(uint64_t id, Request request, std::shared_ptr<Sink> sink
   job->id = id;
   job->sink = std::move(sink);
   job->submitted = submitted;
-  job->seed = request.sampling.seed ? *request.sampling.seed : random_seed();
+  job->seed = request.sampling.seed ? *request.sampling.seed : sampling::random_seed();
   job->usage.prompt_tokens = static_cast<uint32_t>(request.prompt.size());
   job->unfinished = static_cast<uint32_t>(request.n);
   job->choices.resize(static_cast<size_t>(request.n));
@@ -102,10 +98,10 @@ bool Scheduler::has_work() const {
   return false;
 }
 
-void Scheduler::end_queued(Job& job, Finish reason) {
+void Scheduler::end_queued(Job& job, Finish reason, const std::string& error) {
   for (Sequence& s : job.choices) {
     s.state = Sequence::State::kFinished;
-    notify_finish(job, s.choice, reason, {});
+    notify_finish(job, s.choice, reason, error);
   }
   job.unfinished = 0;
   notify_done(job);
@@ -298,15 +294,9 @@ void Scheduler::sample(Sequence& s, std::span<const float> logits) {
   ++s.generated;
   ++job.usage.completion_tokens;
   ++step_tokens_;
-  const bool want_logprobs = r.sampling.logprobs || r.sampling.n_probs > 0;
   bool more = true;
   try {
-    if (want_logprobs) {
-      const sampling::Logprobs lp = s.sampler->last_logprobs();
-      more = job.sink->on_token(s.choice, token, &lp);
-    } else {
-      more = job.sink->on_token(s.choice, token, nullptr);
-    }
+    more = job.sink->on_token(s.choice, token, s.sampler->logprobs());
   } catch (const std::exception& e) {
     finish(s, Finish::kError, std::string("sink: ") + e.what());
     return;
@@ -328,12 +318,7 @@ void Scheduler::step() {
     std::unique_ptr<Job> job = std::move(queue_.front());
     queue_.pop_front();
     queue_changed();
-    for (Sequence& s : job->choices) {
-      s.state = Sequence::State::kFinished;
-      notify_finish(*job, s.choice, Finish::kError, "the prompt does not fit in the KV cache");
-    }
-    job->unfinished = 0;
-    notify_done(*job);
+    end_queued(*job, Finish::kError, "the prompt does not fit in the KV cache");
     admission_blocked_ = false;
   }
   if (!running_.empty()) {

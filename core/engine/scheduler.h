@@ -67,7 +67,7 @@ class Scheduler {
   void publish_blocks(Sequence& s);
   void sample(Sequence& s, std::span<const float> logits);
   void finish(Sequence& s, Finish reason, const std::string& error = {});
-  void end_queued(Job& job, Finish reason);
+  void end_queued(Job& job, Finish reason, const std::string& error = {});
   void release(Sequence& s);
   void drop_done_jobs();
   void queue_changed() { queue_size_.store(static_cast<uint32_t>(queue_.size())); }

@@ -14,10 +14,6 @@ namespace zen::model {
 namespace {
 
 constexpr std::string_view kMaskSwa = "kq_mask.swa";
-// The gathered rows' cell ids (gather_kv). A runtime state rather than an input because
-// zen_batch (ABI 1.1) cannot tell a plugin that the runtime fills it: a plugin looks the state
-// up, and a context without gather_kv answers "no such state".
-constexpr std::string_view kKvRows = "kv_rows";
 constexpr uint32_t kRowPad = 32;
 
 uint32_t default_ctx(const Model& m, uint32_t asked) {
@@ -62,14 +58,6 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
 
 std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
   graph::WeightInfo w;
-  if (name == kKvRows) {
-    if (!params_.gather_kv) return std::nullopt;
-    w.type = ZEN_TYPE_I32;
-    w.ne = {n_rows_, 1, 1, 1};
-    w.where.host = const_cast<int32_t*>(rows_.data());  // read by get_rows, never written
-    w.state = true;
-    return w;
-  }
   if (auto c = cache_name(name)) {
     auto [il, is_v] = *c;
     if (il >= kv_.layers().size()) return std::nullopt;
@@ -105,6 +93,10 @@ void Context::plan(const zen_batch& shape) {
   graph::TensorId out = g.find("logits");
   if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
     throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": the graph has no \"logits\" output");
+  if (shape.gather_kv && kv_.bytes() > 0 && g.find("kv_rows") == graph::kNoTensor)
+    throw Error(ZEN_ERR_UNSUPPORTED, model_.arch().plugin +
+                                         ": the graph does not read the gathered cache rows "
+                                         "(\"kv_rows\", ABI 1.2) that deterministic mode needs");
   const graph::Tensor& lt = g.tensor(out);
   if (lt.type != ZEN_TYPE_F32 || lt.ne[1] != shape.n_outputs || lt.ne[2] != 1 || lt.ne[3] != 1)
     throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": \"logits\" is " + graph::describe(lt) +
@@ -134,6 +126,8 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
       put(slots.data(), n * sizeof(int32_t));
     } else if (name == "out_ids") {
       put(out_ids.data(), out_ids.size() * sizeof(int32_t));
+    } else if (name == "kv_rows") {
+      put(rows_.data(), rows_.size() * sizeof(int32_t));
     } else if (name == "kq_mask" || name.starts_with(kMaskSwa)) {
       uint32_t window = 0;
       if (name != "kq_mask") {
@@ -157,7 +151,6 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
 
 uint32_t Context::gather_rows(std::span<const int32_t> seqs) {
   row_start_.clear();
-  const int32_t* data = rows_.data();
   rows_.clear();
   for (size_t i = 0; i < seqs.size(); ++i) {
     if (i > 0 && seqs[i] == seqs[i - 1]) continue;
@@ -169,7 +162,6 @@ uint32_t Context::gather_rows(std::span<const int32_t> seqs) {
   // Padding rows read cell 0 and are masked; the pad keeps decode steps on one graph shape.
   const size_t padded = std::max<size_t>(kRowPad, (rows_.size() + kRowPad - 1) / kRowPad * kRowPad);
   rows_.resize(padded, 0);
-  if (rows_.data() != data) planned_tokens_ = 0;  // the planned graph points at the old buffer
   return static_cast<uint32_t>(padded);
 }
 
@@ -218,7 +210,7 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
     shape.logits = b.logits.data() + begin;
     shape.kv_size = kv_.size();
     shape.n_kv = params_.gather_kv ? gather_rows(seq) : kv_.n_kv(kRowPad);
-    n_rows_ = shape.n_kv;
+    shape.gather_kv = params_.gather_kv ? 1 : 0;
     shape.n_outputs = static_cast<uint32_t>(out_ids.size());
     if (shape.n_tokens != planned_tokens_ || shape.n_kv != planned_kv_ ||
         shape.n_outputs != planned_outputs_)
@@ -265,6 +257,15 @@ void Context::decode(const Batch& b) {
     n_outputs_ = 0;
     throw;
   }
+}
+
+int32_t Context::probe_n_vocab() {
+  if (n_vocab_ == 0) {
+    const int32_t len = kv_.seq_len(0);
+    decode(Batch::sequence(std::vector<int32_t>{0}, len, 0, false));
+    kv_.seq_truncate(0, len);
+  }
+  return n_vocab_;
 }
 
 std::span<const float> Context::logits(size_t i) const {

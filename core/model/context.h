@@ -54,7 +54,11 @@ class Context {
   void decode(const Batch& batch);
   size_t n_outputs() const { return n_outputs_; }
   std::span<const float> logits(size_t i) const;
-  int32_t n_vocab() const { return n_vocab_; }
+  int32_t n_vocab() const { return n_vocab_; }  // 0 until a graph was planned
+  // The logits' width (the vocabulary, whatever the architecture names its tensors). Before
+  // the first decode, one token through the model tells it (and plans the decode graph); the
+  // cache is left as it was.
+  int32_t probe_n_vocab();
 
   // Graphs planned so far: batches of one shape (tokens, KV rows, outputs) reuse one plan, so
   // decode steps of a sequence re-plan only when n_kv crosses a padding boundary.
@@ -88,11 +92,10 @@ class Context {
   std::vector<float> logits_;
   size_t n_outputs_ = 0;
   std::vector<float> mask_;
-  // gather_kv: cell ids of the gathered rows (the graph reads them through the runtime state
-  // "kv_rows"), and where each sequence's rows start.
+  // gather_kv: cell ids of the gathered rows (the graph input "kv_rows"), and where each
+  // sequence's rows start.
   std::vector<int32_t> rows_;
   std::vector<std::pair<int32_t, uint32_t>> row_start_;  // (seq, its first row)
-  uint32_t n_rows_ = 0;                                  // rows of the current micro-batch
 };
 
 }  // namespace zen::model

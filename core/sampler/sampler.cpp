@@ -15,11 +15,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-uint64_t choose_seed(const Params& params) {
-  if (params.seed) return *params.seed;
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
+uint64_t choose_seed(const Params& params) { return params.seed ? *params.seed : random_seed(); }
 
 // 1 / temperature, finite even for a subnormal temperature (where the limit is greedy anyway).
 float inverse_temperature(float temperature) {
@@ -71,7 +67,7 @@ void Sampler::reset() {
   last_logprobs_.reset();
 }
 
-Logprobs Sampler::last_logprobs() const {
+const Logprobs& Sampler::last_logprobs() const {
   if (!params_.logprobs && params_.n_probs == 0) {
     throw Error("sampling: logprobs were not requested (Params::logprobs or n_probs)");
   }

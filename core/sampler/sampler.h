@@ -45,7 +45,9 @@ class Sampler {
 
   // The log-probabilities of the last sample(). Throws Error when Params asked for none
   // (logprobs false and n_probs 0) or nothing was sampled yet.
-  Logprobs last_logprobs() const;
+  const Logprobs& last_logprobs() const;
+  // The same without the checks: nullptr when none were asked for or nothing was sampled.
+  const Logprobs* logprobs() const { return last_logprobs_ ? &*last_logprobs_ : nullptr; }
 
   uint64_t seed() const { return seed_; }  // the one drawn when Params left it unset
   const Params& params() const { return params_; }

@@ -73,4 +73,18 @@ size_t incomplete_tail(std::string_view s) {
   return 0;
 }
 
+std::string to_valid(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const Step step = next_strict(s, i);
+    if (step.status == Status::kComplete)
+      out.append(s.substr(i, step.length));
+    else
+      append(out, 0xFFFD);
+    i += step.length > 0 ? step.length : 1;
+  }
+  return out;
+}
+
 }  // namespace zen::text::utf8

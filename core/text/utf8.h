@@ -25,6 +25,10 @@ struct Step {
 Step next_strict(std::string_view s, size_t i);
 
 bool is_valid(std::string_view s);
+// s with every ill-formed or cut-off sequence replaced by one U+FFFD each (maximal subparts, as
+// next_strict reads them): text safe to put in JSON.
+std::string to_valid(std::string_view s);
+
 // How many bytes at the end of s are the valid start of a character still missing its last
 // byte(s) (0 to 3). Bytes that can never become a character do not count.
 size_t incomplete_tail(std::string_view s);

@@ -93,9 +93,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   params.n_batch = static_cast<uint32_t>(std::max(n_prompt, 1));
   host::LoadedModel lm(*host->plugins, host->config, path, params);
   model::Context& ctx = lm.context();
-  // The logits' width is the vocabulary, whatever the architecture names its tensors.
-  ctx.decode(model::Batch::sequence(std::vector<int32_t>{0}, 0, 0, false));
-  const int32_t n_vocab = ctx.n_vocab();
+  const int32_t n_vocab = ctx.probe_n_vocab();
 
   std::vector<TestResult> results;
   if (n_prompt > 0) {

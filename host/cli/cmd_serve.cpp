@@ -17,7 +17,6 @@
 #include "options.h"
 #include "serving/c_api.h"
 #include "serving/engine_service.h"
-#include "serving/free_port.h"
 #include "serving/frontends.h"
 #include "serving/model_registry.h"
 #include "store/store.h"
@@ -62,19 +61,18 @@ nlohmann::json http_config(const host::Config& config, const ServeOptions& o) {
   if (!c["host"].is_string() || !c["port"].is_number_integer() || c["port"].get<int>() < 0 ||
       c["port"].get<int>() > 65535)
     throw host::ConfigError("frontend.http: 'host' must be a string and 'port' 0 to 65535");
-  if (c["port"].get<int>() == 0)  // the real port, known before start so it can be printed
-    c["port"] = serving::pick_free_port(c["host"].get<std::string>());
   return c;
 }
 
 serving::ModelOptions model_options(const host::ServeConfig& s, const ServeOptions& o) {
   serving::ModelOptions m;
   m.n_ctx = o.ctx ? o.ctx : s.ctx;
-  m.deterministic = o.deterministic || s.deterministic;
+  m.engine.deterministic = o.deterministic || s.deterministic;
   m.engine.max_running = o.parallel ? o.parallel : s.parallel;
   m.engine.max_queued = o.queue_given ? o.queue : s.queue;
   m.engine.prefill_chunk = s.prefill_chunk;
-  m.engine.max_batch_tokens = std::max(s.max_batch_tokens, m.engine.max_running);
+  // Room for one decode token per running sequence and at least one prompt token.
+  m.engine.max_batch_tokens = std::max(s.max_batch_tokens, m.engine.max_running + 1);
   return m;
 }
 
@@ -139,12 +137,10 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
   });
   const host::ServeConfig& sc = host->config.serve;
   std::vector<serving::FrontendConfig> frontend_configs;
-  std::string url;
   for (const std::string& name : sc.frontends) {
     serving::FrontendConfig fc{name, nlohmann::json::object()};
     if (name == "http") {
       fc.config = http_config(host->config, o);
-      url = serving::http_url(fc.config["host"], fc.config["port"].get<uint16_t>());
     } else if (host->config.raw.contains("frontend") &&
                host->config.raw["frontend"].contains(name)) {
       fc.config = host->config.raw["frontend"][name];
@@ -157,7 +153,7 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
   serving::EngineService service(models, log_line);
   serving::Frontends frontends(*host->plugins, frontend_configs, serving::engine_api(),
                                serving::engine_handle(service));
-  if (!url.empty()) log_line("serving on " + url);
+  for (const std::string& address : frontends.addresses()) log_line("serving on " + address);
   models.start_loading();
   // A server whose every model failed has nothing to serve: stop it, exit 1.
   std::atomic<bool> all_failed{false};

@@ -34,10 +34,6 @@ class ApiError : public std::runtime_error {
   static ApiError internal(const std::string& message);
 
   int status() const { return status_; }
-  const std::string& type() const { return type_; }
-  const std::string& param() const { return param_; }
-  const std::string& code() const { return code_; }
-  std::optional<double> retry_after() const { return retry_after_; }
 
   // {"message", "type", "param", "code"}: the OpenAI error object alone.
   nlohmann::json error_object() const;

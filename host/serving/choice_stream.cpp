@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "utf8_text.h"
+#include "text/utf8.h"
 
 namespace zen::serving {
 
@@ -11,7 +11,8 @@ Json token_logprob_json(const tokenizer::Tokenizer& tok, int32_t token, float lo
   Json bytes = Json::array();
   for (unsigned char c : piece) bytes.push_back(static_cast<int>(c));
   const double value = std::isfinite(logprob) ? static_cast<double>(logprob) : -9999.0;
-  return Json{{"token", valid_utf8(piece)}, {"logprob", value}, {"bytes", std::move(bytes)}};
+  return Json{
+      {"token", text::utf8::to_valid(piece)}, {"logprob", value}, {"bytes", std::move(bytes)}};
 }
 
 ChoiceStream::ChoiceStream(const tokenizer::Tokenizer& tok, const std::vector<std::string>& stops,

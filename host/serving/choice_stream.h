@@ -32,7 +32,6 @@ class ChoiceStream {
   // The end of the choice (any reason): whatever was held back and is not a stop string.
   Json finish();
 
-  bool stopped() const { return stopped_; }
   bool has_tool_calls() const { return output_ && output_->has_tool_calls(); }
 
  private:

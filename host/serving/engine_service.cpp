@@ -9,46 +9,12 @@
 #include "json_fields.h"
 #include "metrics_text.h"
 #include "prompt.h"
-#include "sampler/error.h"
-#include "utf8_text.h"
+#include "sampler/rng.h"
+#include "text/json_depth.h"
+#include "text/utf8.h"
 
 namespace zen::serving {
 namespace {
-
-constexpr int kMaxJsonDepth = 64;
-
-// "chatcmpl-" + 24 random letters and digits.
-std::string random_id(const char* prefix) {
-  static constexpr char kAlnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_int_distribution<size_t> pick(0, sizeof kAlnum - 2);
-  std::string id = prefix;
-  for (int i = 0; i < 24; ++i) id += kAlnum[pick(rng)];
-  return id;
-}
-
-// The most JSON containers open at once in `text`, not counting brackets inside strings.
-int json_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 void check_context(const ServedModel& model, const GenerationRequest& r, size_t prompt_tokens) {
   const size_t n_ctx = model.engine().n_ctx_per_seq();
@@ -83,9 +49,9 @@ int32_t token_id(const Json& v, const tokenizer::Tokenizer& tok, const std::stri
 }  // namespace
 
 Json parse_body(std::string_view text) {
-  if (json_depth(text) > kMaxJsonDepth)
-    throw ApiError::invalid(
-        "", "the request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (text::json_depth(text) > text::kMaxJsonDepth)
+    throw ApiError::invalid("", "the request body nests deeper than " +
+                                    std::to_string(text::kMaxJsonDepth) + " levels");
   try {
     return Json::parse(text);
   } catch (const Json::exception& e) {
@@ -113,7 +79,7 @@ nlohmann::json EngineService::list_models() const {
                       {"n_ctx", info.n_ctx},
                       {"n_params", info.n_params},
                       {"quant", info.quant},
-                      {"path", valid_utf8(info.path)}}}});
+                      {"path", text::utf8::to_valid(info.path)}}}});
   }
   return {{"object", "list"}, {"data", std::move(data)}};
 }
@@ -134,7 +100,8 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
         std::make_unique<ChoiceStream>(model->tokenizer(), r.stop, std::move(output)));
   }
   RequestInfo info;
-  info.id = random_id(r.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-");
+  thread_local std::mt19937_64 rng{sampling::random_seed()};
+  info.id = sampling::random_id(r.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-", rng);
   info.model = model->id();
   info.created = static_cast<int64_t>(std::time(nullptr));
   info.received = received;
@@ -165,9 +132,6 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
     throw ApiError::invalid(r.endpoint == Endpoint::kChat ? "messages" : "prompt", e.what(),
                             "context_length_exceeded");
   } catch (const engine::InvalidRequest& e) {
-    release(id);
-    throw ApiError::invalid("", e.what());
-  } catch (const sampling::InvalidParams& e) {
     release(id);
     throw ApiError::invalid("", e.what());
   }
@@ -221,7 +185,7 @@ Json EngineService::tokenize(std::string_view request_json) const {
       continue;
     }
     const std::string piece = tok.piece(id);
-    Json shown = valid_utf8(piece);
+    Json shown = text::utf8::to_valid(piece);
     if (shown.get_ref<const std::string&>() != piece) {  // not text: show the bytes
       shown = Json::array();
       for (unsigned char c : piece) shown.push_back(static_cast<int>(c));
@@ -241,7 +205,8 @@ Json EngineService::detokenize(std::string_view request_json) const {
     throw ApiError::invalid("tokens", "'tokens' must be an array of token ids");
   std::vector<int32_t> ids;
   for (const Json& t : *tokens) ids.push_back(token_id(t, model->tokenizer(), "tokens"));
-  return Json{{"content", valid_utf8(model->tokenizer().decode(ids, /*skip_special=*/false))}};
+  return Json{
+      {"content", text::utf8::to_valid(model->tokenizer().decode(ids, /*skip_special=*/false))}};
 }
 
 std::string EngineService::metrics() const {

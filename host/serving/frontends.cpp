@@ -32,6 +32,16 @@ Frontends::Frontends(const host::PluginRegistry& plugins,
 
 Frontends::~Frontends() { stop(); }
 
+std::vector<std::string> Frontends::addresses() const {
+  std::vector<std::string> out;
+  for (const Running& r : running_) {
+    if (!ZEN_HAS_MEMBER(r.table, zen_frontend_v1, address) || !r.table->address) continue;
+    char buf[512] = {0};
+    if (r.table->address(r.handle, buf, sizeof buf) == ZEN_OK) out.emplace_back(buf);
+  }
+  return out;
+}
+
 void Frontends::stop() {
   while (!running_.empty()) {
     Running r = running_.back();

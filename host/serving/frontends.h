@@ -30,6 +30,9 @@ class Frontends {
 
   // Stops them, last started first: listeners close, in-flight requests are cancelled.
   void stop();
+  // Where clients reach each running frontend that says ("http://127.0.0.1:3690"), in start
+  // order: the bound address, so a configured port 0 shows the real port.
+  std::vector<std::string> addresses() const;
 
  private:
   struct Running {

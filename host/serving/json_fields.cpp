@@ -14,13 +14,7 @@ std::string show(double v) {
   return s.str();
 }
 
-}  // namespace
-
-std::string brief(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return s.size() <= 60 ? s : s.substr(0, 57) + "...";
-}
-
+// "an integer between 0 and 20", "a number >= 0": the range an error message states.
 std::string describe_range(double lo, double hi, bool integer) {
   const char* what = integer ? "an integer" : "a number";
   const bool no_lo = lo <= -1e300 || lo <= static_cast<double>(std::numeric_limits<int64_t>::min());
@@ -31,13 +25,18 @@ std::string describe_range(double lo, double hi, bool integer) {
   return std::string(what) + " between " + show(lo) + " and " + show(hi);
 }
 
+}  // namespace
+
+std::string brief(const Json& v) {
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return s.size() <= 60 ? s : s.substr(0, 57) + "...";
+}
+
 JsonFields::JsonFields(const Json& body) : body_(body) {
   if (!body.is_object())
     throw ApiError::invalid(
         "", "the request body must be a JSON object, got " + std::string(body.type_name()));
 }
-
-bool JsonFields::has(const std::string& key) { return get(key) != nullptr; }
 
 const Json* JsonFields::get(const std::string& key) {
   read_.insert(key);
@@ -89,10 +88,6 @@ std::optional<std::string> JsonFields::string(const std::string& key) {
   if (!v->is_string())
     throw ApiError::invalid(key, "'" + key + "' must be a string, got " + brief(*v));
   return v->get<std::string>();
-}
-
-void JsonFields::refuse(const std::string& key, const std::string& why) {
-  if (has(key)) throw ApiError::invalid(key, "'" + key + "' is not supported (" + why + ")");
 }
 
 void JsonFields::finish() const {

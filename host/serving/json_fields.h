@@ -18,7 +18,6 @@ class JsonFields {
   // Throws ApiError 400 when `body` is not an object.
   explicit JsonFields(const Json& body);
 
-  bool has(const std::string& key);         // present and not null; marks it read
   const Json* get(const std::string& key);  // nullptr when absent or null; marks it read
   void ignore(const std::string& key) { read_.insert(key); }
 
@@ -27,8 +26,6 @@ class JsonFields {
   std::optional<bool> boolean(const std::string& key);
   std::optional<std::string> string(const std::string& key);
 
-  // ApiError 400 "'<key>' is not supported (<why>)" when the field is present and not null.
-  void refuse(const std::string& key, const std::string& why);
   // ApiError 400 naming the first field that no getter read.
   void finish() const;
 
@@ -39,8 +36,5 @@ class JsonFields {
 
 // A value for an error message: its JSON, cut to 60 characters.
 std::string brief(const Json& v);
-
-// "a number between 0 and 2", "an integer between 1 and 16": the range as the messages say it.
-std::string describe_range(double lo, double hi, bool integer);
 
 }  // namespace zen::serving

@@ -13,7 +13,7 @@ namespace {
 // Reasoning is read out of the answer for templates that know <think>, unless the client
 // turned thinking off (chat_template_kwargs.enable_thinking = false).
 bool wants_reasoning(const ServedModel& model, const GenerationRequest& r) {
-  if (!chat::template_has_reasoning(model.template_source())) return false;
+  if (!model.template_has_reasoning()) return false;
   auto it = r.template_kwargs.find("enable_thinking");
   return !(it != r.template_kwargs.end() && it->is_boolean() && !it->get<bool>());
 }

@@ -19,20 +19,20 @@ std::string at(const std::string& key, size_t i) { return key + "[" + std::to_st
   throw ApiError::invalid(param, message);
 }
 
-// Fields every generation request shares: sampling, stop, seed, n, streaming.
+// Fields every generation request shares: sampling, stop, seed, n, streaming (checked here;
+// the frontend reads stream and stream_options itself).
 void read_common(JsonFields& f, GenerationRequest& r) {
   sampling::Params& s = r.sampling;
   if (auto v = f.string("model")) r.model = *v;
-  if (auto v = f.boolean("stream")) r.stream = *v;
+  const bool stream = f.boolean("stream").value_or(false);
   if (const Json* opts = f.get("stream_options")) {
-    if (!r.stream) bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
+    if (!stream) bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
     if (!opts->is_object()) bad("stream_options", "'stream_options' must be an object");
     for (const auto& [k, v] : opts->items()) {
       if (k != "include_usage")
         bad("stream_options", "'stream_options." + k + "' is not a known option");
       if (!v.is_boolean())
         bad("stream_options", "'stream_options.include_usage' must be a boolean");
-      r.include_usage = v.get<bool>();
     }
   }
   if (auto v = f.number("temperature", 0, 2)) s.temperature = static_cast<float>(*v);
@@ -102,10 +102,10 @@ void read_chat(JsonFields& f, GenerationRequest& r) {
   auto max_tokens = f.integer("max_tokens", 1, kMaxTokensLimit);
   if (auto v = f.integer("max_completion_tokens", 1, kMaxTokensLimit)) max_tokens = v;
   if (max_tokens) r.max_tokens = static_cast<int32_t>(*max_tokens);
-  if (auto v = f.boolean("logprobs")) r.logprobs = *v;
+  if (auto v = f.boolean("logprobs")) r.sampling.logprobs = *v;
   if (auto v = f.integer("top_logprobs", 0, kMaxTopLogprobs)) {
-    if (!r.logprobs) bad("top_logprobs", "'top_logprobs' needs 'logprobs' set to true");
-    r.top_logprobs = static_cast<int32_t>(*v);
+    if (!r.sampling.logprobs) bad("top_logprobs", "'top_logprobs' needs 'logprobs' set to true");
+    r.sampling.n_probs = static_cast<int32_t>(*v);
   }
   if (const Json* fmt = f.get("response_format")) {
     const std::string type = fmt->is_object() ? fmt->value("type", "") : "";
@@ -146,9 +146,9 @@ void read_completion(JsonFields& f, GenerationRequest& r) {
   read_prompt(f.get("prompt"), r);
   r.max_tokens = 16;  // OpenAI's default for completions
   if (auto v = f.integer("max_tokens", 1, kMaxTokensLimit)) r.max_tokens = static_cast<int32_t>(*v);
-  if (auto v = f.integer("logprobs", 0, kMaxTopLogprobs)) {
-    r.logprobs = true;
-    r.top_logprobs = static_cast<int32_t>(*v);
+  if (auto v = f.integer("logprobs", 0, kMaxTopLogprobs)) {  // given, even 0: the chosen token's
+    r.sampling.logprobs = true;
+    r.sampling.n_probs = static_cast<int32_t>(*v);
   }
   if (auto echo = f.boolean("echo"); echo && *echo)
     bad("echo", "'echo' is not supported (the prompt's logprobs are not computed)");
@@ -175,8 +175,6 @@ GenerationRequest parse_generation_request(const Json& body) {
     read_chat(f, r);
   else
     read_completion(f, r);
-  r.sampling.logprobs = r.logprobs;
-  r.sampling.n_probs = r.top_logprobs;
   f.finish();
   return r;
 }

@@ -28,15 +28,11 @@ inline constexpr size_t kMaxStopStrings = 16;
 struct GenerationRequest {
   Endpoint endpoint = Endpoint::kChat;
   std::string model;  // "" = the only model served
-  bool stream = false;
-  bool include_usage = false;  // stream_options.include_usage (the frontend uses it)
 
   sampling::Params sampling;  // OpenAI defaults: temperature 1, top_p 1, nothing else
   int32_t max_tokens = -1;    // -1: until the context ends
   int32_t n = 1;
   std::vector<std::string> stop;
-  bool logprobs = false;  // chat: logprobs; completion: logprobs given (even 0)
-  int32_t top_logprobs = 0;
   bool ignore_eos = false;
 
   // chat: messages as sent (core/chat checks and converts them for the template)

@@ -27,6 +27,12 @@ void RequestSink::send(Json event, bool last) {
   emit_(event, last);
 }
 
+void RequestSink::send_delta(int choice, Json&& delta) {
+  delta["type"] = "delta";
+  delta["choice"] = choice;
+  send(std::move(delta), false);
+}
+
 ChoiceStream* RequestSink::stream(int choice) {
   if (choice < 0 || static_cast<size_t>(choice) >= choices_.size()) return nullptr;
   return choices_[static_cast<size_t>(choice)].get();
@@ -36,23 +42,14 @@ bool RequestSink::on_token(int choice, int32_t token, const sampling::Logprobs* 
   ChoiceStream* s = stream(choice);
   if (!s) return false;
   ChoiceStream::Step step = s->push(token, logprobs);
-  if (!step.delta.empty()) {
-    Json event = {{"type", "delta"}, {"choice", choice}};
-    for (auto& [key, value] : step.delta.items()) event[key] = std::move(value);
-    send(std::move(event), false);
-  }
+  if (!step.delta.empty()) send_delta(choice, std::move(step.delta));
   return !step.stopped;
 }
 
 void RequestSink::on_finish(int choice, engine::Finish reason, const std::string& error) {
   ChoiceStream* s = stream(choice);
   if (!s) return;
-  Json rest = s->finish();
-  if (!rest.empty()) {
-    Json event = {{"type", "delta"}, {"choice", choice}};
-    for (auto& [key, value] : rest.items()) event[key] = std::move(value);
-    send(std::move(event), false);
-  }
+  if (Json rest = s->finish(); !rest.empty()) send_delta(choice, std::move(rest));
   std::string why;
   switch (reason) {
     case engine::Finish::kStop:

@@ -37,7 +37,8 @@ class RequestSink : public engine::Sink {
   void on_done(const engine::Usage& usage) override;
 
  private:
-  void send(Json event, bool last);  // "start" goes first, once
+  void send(Json event, bool last);           // "start" goes first, once
+  void send_delta(int choice, Json&& delta);  // a "delta" event for this choice
   ChoiceStream* stream(int choice);
 
   RequestInfo info_;

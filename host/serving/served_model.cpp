@@ -22,7 +22,7 @@ ServedModel::ServedModel(std::string id, const std::string& path,
     : id_(std::move(id)) {
   model::ContextParams params;
   params.n_ctx = options.n_ctx;
-  params.gather_kv = options.deterministic;
+  params.gather_kv = options.engine.deterministic;
   loaded_ = std::make_unique<host::LoadedModel>(plugins, config, path, params);
   const model::ModelFile& file = loaded_->file();
   tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
@@ -37,10 +37,9 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   }
 
   tool_format_ = chat::detect_tool_format(template_source_, file.architecture());
+  template_has_reasoning_ = chat::template_has_reasoning(template_source_);
 
-  engine::EngineParams engine_params = options.engine;
-  engine_params.deterministic = options.deterministic;
-  engine_ = std::make_unique<engine::Engine>(loaded_->context(), engine_params);
+  engine_ = std::make_unique<engine::Engine>(loaded_->context(), options.engine);
 
   info_.architecture = file.architecture();
   info_.quant = store::summarize(file.gguf()).quant;  // as `zen-engine list` shows it

@@ -20,9 +20,8 @@ namespace zen::serving {
 
 // How every served model is set up (the serve flags and config).
 struct ModelOptions {
-  uint32_t n_ctx = 8192;  // KV cells shared by all sequences of one model
-  bool deterministic = false;
-  engine::EngineParams engine;
+  uint32_t n_ctx = 8192;        // KV cells shared by all sequences of one model
+  engine::EngineParams engine;  // engine.deterministic also makes the Context gather K/V rows
 };
 
 // What GET /v1/models says about a model.
@@ -52,6 +51,8 @@ class ServedModel {
   const tmpl::Template& chat_template() const;
   // How the model writes tool calls (from its template; kNone when it has no convention).
   chat::ToolFormat tool_format() const { return tool_format_; }
+  // The template knows <think> reasoning (found once, at load).
+  bool template_has_reasoning() const { return template_has_reasoning_; }
   // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
   const std::vector<int32_t>& eog_tokens() const { return eog_; }
   engine::Engine& engine() { return *engine_; }
@@ -65,6 +66,7 @@ class ServedModel {
   std::string template_source_, template_error_;
   std::unique_ptr<tmpl::Template> template_;
   chat::ToolFormat tool_format_ = chat::ToolFormat::kNone;
+  bool template_has_reasoning_ = false;
   std::vector<int32_t> eog_;
   std::unique_ptr<engine::Engine> engine_;  // declared last: destroyed first
 };

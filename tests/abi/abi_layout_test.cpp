@@ -74,6 +74,7 @@ static_assert(offsetof(zen_model_api, get_array_f32) == 48);
 static_assert(sizeof(zen_batch) == 64);
 static_assert(offsetof(zen_batch, kv_size) == 48);
 static_assert(offsetof(zen_batch, n_outputs) == 56);
+static_assert(offsetof(zen_batch, gather_kv) == 60);  // ABI 1.2
 static_assert(sizeof(zen_arch_v1) == 72);
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
@@ -81,7 +82,8 @@ static_assert(offsetof(zen_arch_v1, build_graph) == 56);
 static_assert(sizeof(zen_engine_api) == 80);
 static_assert(offsetof(zen_engine_api, free_string) == 64);
 static_assert(offsetof(zen_engine_api, status) == 72);  // ABI 1.2
-static_assert(sizeof(zen_frontend_v1) == 24);
+static_assert(sizeof(zen_frontend_v1) == 32);
+static_assert(offsetof(zen_frontend_v1, address) == 24);  // ABI 1.2
 
 TEST(AbiLayout, CCompilerAgrees) {
   EXPECT_EQ(zen_c_layout(0), sizeof(zen_tensor));

@@ -16,15 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host_api.h"
-#include "loaded_model.h"
-#include "plugin_registry.h"
-#include "services.h"
+#include "tiny_host.h"
 
 namespace zen {
 namespace {
 
-const std::string kDir = std::string(ZEN_TEST_DATA_DIR) + "/models/tiny/";
+using test::kTinyModelsDir;
+using test::load_model;
+const std::string& kDir = kTinyModelsDir;
 
 struct Prompt {
   std::string model, gguf, file_type, name;
@@ -64,22 +63,6 @@ std::vector<Prompt> load_prompts() {
   return out;
 }
 
-struct Host {
-  host::Config config;
-  std::unique_ptr<host::PluginRegistry> registry;
-  Host() {
-    config.plugin_paths = {ZEN_BUILD_PLUGIN_DIR};
-    config.cpu_threads = 2;
-    host::register_core_services();
-    registry = std::make_unique<host::PluginRegistry>(config, host::host_api(config));
-  }
-};
-
-Host& host_once() {
-  static Host h;
-  return h;
-}
-
 struct Diff {
   double max_abs = 0, min_cos = 1;
   void add(std::span<const float> got, std::span<const float> want) {
@@ -113,8 +96,7 @@ class Fidelity : public ::testing::TestWithParam<Prompt> {
     model::ContextParams params;
     params.n_ctx = 256;
     params.kv_type = kv;
-    return std::make_unique<host::LoadedModel>(*host_once().registry, host_once().config,
-                                               kDir + GetParam().gguf, params);
+    return load_model(kDir + GetParam().gguf, params);
   }
   void report(const char* how, const Diff& d) {
     const Prompt& p = GetParam();

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from conftest import http_request, model_id, start_server
+from conftest import ZenServer, http_request, model_id
 
 
 @pytest.fixture(scope="module")
-def server(zen_engine, tiny_model):
-    s = start_server(zen_engine, tiny_model)
+def server(tiny_model):
+    s = ZenServer(["-m", tiny_model])
     yield s
     s.stop()
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from conftest import (http_request, metric, model_id, raw_exchange, read_until_quiet,
-                      start_server, status_of)
+from conftest import (ZenServer, http_request, metric, model_id, raw_exchange, read_until_quiet,
+                      status_of)
 
 HEADER_TIMEOUT_S = 2
 IDLE_TIMEOUT_S = 3
@@ -22,25 +22,25 @@ API_KEY = "sk-test-0123456789"
 
 
 @pytest.fixture(scope="module")
-def server(zen_engine, tiny_model, tmp_path_factory):
-    s = start_server(zen_engine, tiny_model, tmp_path=tmp_path_factory.mktemp("cfg"),
-                     http_config={"header_timeout_s": HEADER_TIMEOUT_S, "body_timeout_s": 2,
-                                  "idle_timeout_s": IDLE_TIMEOUT_S,
-                                  "cors_origins": [ALLOWED_ORIGIN]})
+def server(tiny_model):
+    s = ZenServer(["-m", tiny_model],
+                  http_config={"header_timeout_s": HEADER_TIMEOUT_S, "body_timeout_s": 2,
+                               "idle_timeout_s": IDLE_TIMEOUT_S,
+                               "cors_origins": [ALLOWED_ORIGIN]})
     yield s
     s.stop()
 
 
 @pytest.fixture(scope="module")
-def keyed_server(zen_engine, tiny_model):
-    s = start_server(zen_engine, tiny_model, "--api-key", API_KEY)
+def keyed_server(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--api-key", API_KEY])
     yield s
     s.stop()
 
 
 @pytest.fixture(scope="module")
-def busy_server(zen_engine, tiny_model):
-    s = start_server(zen_engine, tiny_model, "--parallel", "1", "--queue", "1")
+def busy_server(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--parallel", "1", "--queue", "1"])
     yield s
     s.stop()
 
@@ -52,7 +52,7 @@ def chat_body(server, headers=None, **extra):
 
 def assert_serves(server, headers=None):
     """The server is alive and answers a normal chat request correctly."""
-    assert server.alive(), "".join(server.stderr_lines)
+    assert server.alive(), "\n".join(server.lines)
     status, _, body = http_request(server, "POST", "/v1/chat/completions",
                                    chat_body(server, headers), headers=headers)
     assert status == 200, body

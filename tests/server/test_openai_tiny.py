@@ -23,8 +23,8 @@ HELLO = [{"role": "user", "content": "Tell me about ships."}]
 
 
 @pytest.fixture(scope="module")
-def server(tiny_models_dir):
-    s = ZenServer(["-m", tiny_models_dir / "qwen3.gguf", "--deterministic", "--parallel", "16",
+def server(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--deterministic", "--parallel", "16",
                    "--ctx", "8192", "--threads", "2"])
     yield s
     assert s.stop() == 0, "\n".join(s.lines)
@@ -101,7 +101,7 @@ def test_completion_default_max_tokens_is_16_and_stream_agrees(client):
 
 
 def post_json(server, path, body):
-    req = urllib.request.Request(server.url + path, data=json.dumps(body).encode(),
+    req = urllib.request.Request(server.url(path), data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
@@ -343,7 +343,7 @@ HOSTILE = [
 def test_hostile_fields_get_400_and_the_server_keeps_serving(server, client):
     for extra in HOSTILE:
         body = {"model": MODEL, "messages": HELLO, "max_tokens": 2, **extra}
-        req = urllib.request.Request(server.url + "/v1/chat/completions",
+        req = urllib.request.Request(server.url("/v1/chat/completions"),
                                      data=json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json"})
         with pytest.raises(urllib.error.HTTPError) as e:

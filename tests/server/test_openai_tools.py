@@ -24,9 +24,8 @@ QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    source = Path(os.environ.get("ZEN_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-    model = source / "tests" / "data" / "models" / "scripted" / "scripted.gguf"
+def server(source_dir, tmp_path_factory):
+    model = source_dir / "tests" / "data" / "models" / "scripted" / "scripted.gguf"
     plugin_dir = Path(os.environ.get("ZEN_BUILD_DIR", "")) / "tests" / "plugins"
     if not model.exists():
         pytest.skip(f"{model} is missing (tools/make_scripted_model.py writes it)")

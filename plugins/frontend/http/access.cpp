@@ -1,7 +1,7 @@
 #include "access.h"
 
 #include <algorithm>
-#include <cctype>
+#include <boost/beast/core/string.hpp>
 
 namespace zen::http {
 
@@ -29,9 +29,9 @@ std::string_view trim(std::string_view s) {
 std::string_view bearer_token(std::string_view authorization) {
   authorization = trim(authorization);
   constexpr std::string_view kScheme = "bearer ";
-  if (authorization.size() <= kScheme.size()) return {};
-  for (size_t i = 0; i < kScheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return {};
+  if (authorization.size() <= kScheme.size() ||
+      !boost::beast::iequals(authorization.substr(0, kScheme.size()), kScheme))
+    return {};
   return trim(authorization.substr(kScheme.size()));
 }
 

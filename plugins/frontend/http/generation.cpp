@@ -32,11 +32,7 @@ bool Generation::on_event(const std::string& event_json, bool last) {
   if (complete_) return true;
   json ev = json::parse(event_json, nullptr, false);
   if (!ev.is_object()) {
-    fail({{"error",
-           {{"message", "the engine sent an unreadable event"},
-            {"type", "server_error"},
-            {"param", nullptr},
-            {"code", nullptr}}},
+    fail({{"error", error_object("the engine sent an unreadable event", "server_error")},
           {"status", 500}});
     return true;
   }
@@ -74,11 +70,7 @@ bool Generation::on_event(const std::string& event_json, bool last) {
     fail(ev);
   }
   if (last && !complete_)
-    fail({{"error",
-           {{"message", "the engine ended the request without a result"},
-            {"type", "server_error"},
-            {"param", nullptr},
-            {"code", nullptr}}},
+    fail({{"error", error_object("the engine ended the request without a result", "server_error")},
           {"status", 500}});
   return complete_;
 }

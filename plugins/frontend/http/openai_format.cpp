@@ -41,10 +41,8 @@ json choice_error(const json& ev) {
   auto it = ev.find("error");
   if (it != ev.end() && it->is_object()) return *it;
   bool cancelled = text_of(ev, "finish_reason") == "cancelled";
-  return {{"message", cancelled ? "the request was cancelled" : "generation failed"},
-          {"type", "server_error"},
-          {"param", nullptr},
-          {"code", cancelled ? json("cancelled") : json(nullptr)}};
+  return error_object(cancelled ? "the request was cancelled" : "generation failed", "server_error",
+                      "", cancelled ? "cancelled" : "");
 }
 
 bool failed(const std::string& reason) { return reason == "error" || reason == "cancelled"; }

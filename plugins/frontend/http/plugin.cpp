@@ -2,7 +2,7 @@
 #include <zen/frontend.h>
 #include <zen/plugin.hpp>
 
-#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -23,9 +23,6 @@ zen_status start(const zen_engine_api* api, zen_engine* engine, const char* conf
     auto server =
         std::make_unique<zen::http::Server>(std::move(config), zen::http::EngineApi(api, engine));
     server->start();
-    // Tests and scripts read the port from this line (port 0 = ephemeral).
-    std::fprintf(stderr, "http: listening on %s\n", server->address().c_str());
-    std::fflush(stderr);
     *out = new zen_frontend{std::move(server)};
     return ZEN_OK;
   } catch (const std::invalid_argument& e) {
@@ -37,13 +34,20 @@ zen_status start(const zen_engine_api* api, zen_engine* engine, const char* conf
   }
 }
 
+zen_status address(zen_frontend* fe, char* out, size_t out_len) {
+  const std::string url = fe ? "http://" + fe->server->address() : std::string();
+  if (url.empty() || !out || out_len <= url.size()) return ZEN_ERR_INVALID_ARG;
+  std::memcpy(out, url.c_str(), url.size() + 1);
+  return ZEN_OK;
+}
+
 void stop(zen_frontend* fe) {
   if (!fe) return;
   fe->server->stop();
   delete fe;
 }
 
-const zen_frontend_v1 kFrontendTable = {ZEN_HDR_INIT(zen_frontend_v1), start, stop};
+const zen_frontend_v1 kFrontendTable = {ZEN_HDR_INIT(zen_frontend_v1), start, stop, address};
 
 }  // namespace
 

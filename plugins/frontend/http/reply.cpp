@@ -30,13 +30,17 @@ std::string error_type_for(unsigned status) {
   }
 }
 
+json error_object(const std::string& message, const std::string& type, const std::string& param,
+                  const std::string& code) {
+  return {{"message", message},
+          {"type", type},
+          {"param", param.empty() ? json(nullptr) : json(param)},
+          {"code", code.empty() ? json(nullptr) : json(code)}};
+}
+
 Reply error_reply(unsigned status, const std::string& message, const std::string& type,
                   const std::string& param, const std::string& code) {
-  json e = {{"message", message},
-            {"type", type},
-            {"param", param.empty() ? json(nullptr) : json(param)},
-            {"code", code.empty() ? json(nullptr) : json(code)}};
-  return json_reply(status, {{"error", std::move(e)}});
+  return json_reply(status, {{"error", error_object(message, type, param, code)}});
 }
 
 Reply host_error_reply(const json& host_error, unsigned fallback) {
@@ -47,10 +51,7 @@ Reply host_error_reply(const json& host_error, unsigned fallback) {
   }
   json error = host_error.contains("error") && host_error["error"].is_object()
                    ? host_error["error"]
-                   : json{{"message", "the engine failed without a message"},
-                          {"type", error_type_for(status)},
-                          {"param", nullptr},
-                          {"code", nullptr}};
+                   : error_object("the engine failed without a message", error_type_for(status));
   Reply r = json_reply(status, {{"error", error}});
   if (status == 429 || status == 503) {
     // The host may put the hint beside the error or inside it; a client needs a number.

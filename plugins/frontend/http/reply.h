@@ -22,7 +22,12 @@ std::string dump(const nlohmann::json& j);
 
 Reply json_reply(unsigned status, const nlohmann::json& body);
 
-// An error reply; `param` and `code` are JSON null when empty.
+// The OpenAI error object {"message", "type", "param", "code"}; param and code null when empty.
+nlohmann::json error_object(const std::string& message,
+                            const std::string& type = "invalid_request_error",
+                            const std::string& param = "", const std::string& code = "");
+
+// An error reply with error_object() as its "error".
 Reply error_reply(unsigned status, const std::string& message,
                   const std::string& type = "invalid_request_error", const std::string& param = "",
                   const std::string& code = "");

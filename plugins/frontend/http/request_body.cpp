@@ -1,36 +1,13 @@
 #include "request_body.h"
 
-#include <algorithm>
+#include "text/json_depth.h"
 
 namespace zen::http {
 
-int json_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{')
-      deepest = std::max(deepest, ++depth);
-    else if (c == ']' || c == '}')
-      --depth;
-  }
-  return deepest;
-}
-
 std::variant<nlohmann::json, Reply> parse_json_object(std::string_view body) {
-  if (json_depth(body) > kMaxJsonDepth)
+  if (text::json_depth(body) > text::kMaxJsonDepth)
     return error_reply(
-        400, "the JSON body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        400, "the JSON body nests deeper than " + std::to_string(text::kMaxJsonDepth) + " levels");
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded())
     return error_reply(400,

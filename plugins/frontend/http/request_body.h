@@ -11,13 +11,7 @@
 
 namespace zen::http {
 
-// Deeper nesting than any real request needs; bounded so that re-serialising a hostile body
-// (recursive in nlohmann::json) cannot exhaust the stack.
-constexpr int kMaxJsonDepth = 64;
-
-// Deepest [ / { nesting of a JSON text, ignoring brackets inside strings.
-int json_depth(std::string_view text);
-
+// Refuses bodies nesting deeper than text::kMaxJsonDepth before parsing them.
 std::variant<nlohmann::json, Reply> parse_json_object(std::string_view body);
 
 }  // namespace zen::http

@@ -2,6 +2,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/read.hpp>
 
 #include <atomic>
@@ -26,15 +27,6 @@ constexpr double kLingerSeconds = 2;
 
 std::chrono::milliseconds to_duration(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
 }
 
 // Errors of the HTTP parser itself (as opposed to the socket's).
@@ -128,7 +120,7 @@ void Session::handle_header() {
   if (auto length = parser_->content_length(); length && *length > config_.max_body_bytes)
     return reply_early(error_reply(
         413, "the request body exceeds " + std::to_string(config_.max_body_bytes) + " bytes"));
-  if (iequals(field(r, "Expect"), "100-continue") && !parser_->is_done())
+  if (boost::beast::iequals(field(r, "Expect"), "100-continue") && !parser_->is_done())
     send("HTTP/1.1 100 Continue\r\n\r\n");
   read_body();
 }

@@ -63,6 +63,8 @@ typedef struct zen_model_api {
  *                                (sliding-window layers; W in decimal, e.g. "kq_mask.swa512")
  *   "out_ids"   I32 [n_outputs]  the tokens whose logits are wanted (rows of the last hidden
  *                                state to send through the output head)
+ *   "kv_rows"   I32 [n_kv]       only when batch->gather_kv: the cells attention reads, in
+ *                                this order (the masks are then over these rows)
  * and states "cache.k.<layer>" / "cache.v.<layer>" of [row, kv_size] (row widths from
  * zen_arch_v1.cache_rows). It marks one output, "logits" F32 [n_vocab, n_outputs]. */
 typedef struct zen_batch {
@@ -76,6 +78,10 @@ typedef struct zen_batch {
   uint32_t kv_size;   /* cells per layer cache */
   uint32_t n_kv;      /* attention reads cells [0, n_kv) in this batch */
   uint32_t n_outputs; /* tokens with logits[i] = 1 */
+  /* ---- appended in 1.2 ---- */
+  /* 1: attention reads the n_kv cache cells listed, in that order, by the I32 [n_kv] input
+   * "kv_rows" (a gathered copy: deterministic mode); 0: cells [0, n_kv) directly. */
+  uint32_t gather_kv;
 } zen_batch;
 
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */

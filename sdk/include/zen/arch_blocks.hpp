@@ -15,12 +15,13 @@ namespace zen {
 class BatchInputs {
  public:
   BatchInputs(Graph& g, const zen_batch& b) : g_(g), b_(b) {
-    kv_rows = find_kv_rows(g);
     const int64_t t = b.n_tokens;
     tokens = g.input("tokens", ZEN_TYPE_I32, {t});
     positions = g.input("positions", ZEN_TYPE_I32, {t});
     slots = g.input("kv_slots", ZEN_TYPE_I32, {t});
     out_ids = g.input("out_ids", ZEN_TYPE_I32, {static_cast<int64_t>(b.n_outputs)});
+    if (ZEN_HAS_MEMBER(&b, zen_batch, gather_kv) && b.gather_kv)
+      kv_rows = g.input("kv_rows", ZEN_TYPE_I32, {static_cast<int64_t>(b.n_kv)});
   }
   // The causal mask [n_kv, T], or with window > 0 the sliding-window one (made on first use).
   zen_t mask(uint32_t window = 0) {
@@ -35,19 +36,11 @@ class BatchInputs {
   const zen_batch& batch() const { return b_; }
 
   zen_t tokens, positions, slots, out_ids;
-  // I32 [n_kv] cache cells attention reads, in this order, when the runtime gathers them
+  // I32 [n_kv] cache cells attention reads, in this order, when the batch says gather_kv
   // (deterministic mode); negative when attention reads cells [0, n_kv) directly.
   zen_t kv_rows = -1;
 
  private:
-  // The gathered-row list arrives as the runtime state "kv_rows": zen_batch (ABI 1.1) has no
-  // member to announce it, and a runtime that does not gather has no such state.
-  static zen_t find_kv_rows(Graph& g) {
-    const zen_graph_api* api = g.api();
-    if (!ZEN_HAS_MEMBER(api, zen_graph_api, state) || !api->state) return -1;
-    return api->state(g.builder(), "kv_rows");
-  }
-
   Graph& g_;
   const zen_batch& b_;
   std::map<uint32_t, zen_t> masks_;

@@ -42,6 +42,10 @@ typedef struct zen_frontend_v1 {
                       zen_frontend** out, char* err, size_t err_len);
   /* Stop cleanly: close listeners, cancel in-flight requests, join threads. */
   void (*stop)(zen_frontend* fe);
+  /* ---- appended in 1.2 (optional) ---- */
+  /* Where clients reach it once started ("http://127.0.0.1:3690": the bound port, also for a
+   * configured port 0), written to out as a NUL-terminated string. */
+  zen_status (*address)(zen_frontend* fe, char* out, size_t out_len);
 } zen_frontend_v1;
 
 #ifdef __cplusplus

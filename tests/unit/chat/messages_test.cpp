@@ -4,39 +4,20 @@
 // tools/make_template_fixtures.py). Plus the gemma conversion and the errors.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "chat/messages.h"
+#include "fixture_files.h"
 
 namespace zen::chat {
 namespace {
 
+using ::zen::test::fixture_now;
+using ::zen::test::read_file;
+
 namespace fs = std::filesystem;
 const fs::path kTemplates = fs::path(ZEN_TEST_DATA_DIR) / "templates";
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::tm fixture_now(const std::string& iso) {
-  std::tm t{};
-  EXPECT_EQ(std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &t.tm_year, &t.tm_mon, &t.tm_mday,
-                        &t.tm_hour, &t.tm_min, &t.tm_sec),
-            6);
-  t.tm_year -= 1900;
-  t.tm_mon -= 1;
-  std::time_t seconds = timegm(&t);
-  std::tm out{};
-  gmtime_r(&seconds, &out);
-  return out;
-}
 
 // The transformers-style messages of a fixture as an OpenAI client sends them.
 Json as_openai(const Json& messages) {

@@ -9,8 +9,47 @@
 #include <vector>
 
 #include "chat/output_parser.h"
+#include "text/utf8.h"
 
 namespace zen::chat::test {
+
+// The message streamed deltas add up to, by the rule clients apply to OpenAI chunks.
+struct ToolCall {
+  std::string id, name, arguments;  // arguments: a JSON text, as the model wrote it
+  bool operator==(const ToolCall&) const = default;
+};
+
+struct Message {
+  std::string content, reasoning;
+  std::vector<ToolCall> tool_calls;
+  bool operator==(const Message&) const = default;
+};
+
+inline void add_to(Message& message, const Delta& delta) {
+  switch (delta.kind) {
+    case Delta::Kind::kContent:
+      message.content += delta.text;
+      return;
+    case Delta::Kind::kReasoning:
+      message.reasoning += delta.text;
+      return;
+    case Delta::Kind::kToolCallStart:
+      ASSERT_EQ(delta.tool_index, static_cast<int>(message.tool_calls.size()))
+          << "tool call started out of order";
+      message.tool_calls.push_back({delta.id, delta.name, ""});
+      return;
+    case Delta::Kind::kToolArguments:
+      ASSERT_TRUE(delta.tool_index >= 0 &&
+                  delta.tool_index < static_cast<int>(message.tool_calls.size()))
+          << "arguments for tool call " << delta.tool_index << " that never started";
+      message.tool_calls[delta.tool_index].arguments += delta.text;
+      return;
+  }
+}
+
+inline void add_to(Message& message, const std::vector<Delta>& deltas) {
+  for (const Delta& d : deltas) add_to(message, d);
+}
 
 inline OutputParser::Options options(ToolFormat format,
                                      std::vector<std::string> tools = {"get_weather", "search"}) {
@@ -19,20 +58,6 @@ inline OutputParser::Options options(ToolFormat format,
   o.tool_names = std::move(tools);
   o.id_seed = 42;  // equal ids in every run of the same text
   return o;
-}
-
-// Strict UTF-8 (RFC 3629): what every text delta must be when the input is.
-inline bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    i += n;
-  }
-  return true;
 }
 
 inline Message parse_chunks(const OutputParser::Options& o, const std::vector<std::string>& chunks,
@@ -58,7 +83,7 @@ inline Message parse(const OutputParser::Options& o, std::string_view text) {
 // and (for valid UTF-8 input) every text delta must be valid UTF-8.
 inline void expect_parse(const OutputParser::Options& o, std::string_view text,
                          const Message& expected) {
-  const bool utf8_input = valid_utf8(text);
+  const bool utf8_input = text::utf8::is_valid(text);
   auto check = [&](const std::vector<std::string>& chunks, const std::string& how) {
     std::vector<Delta> deltas;
     Message m = parse_chunks(o, chunks, &deltas);
@@ -72,7 +97,8 @@ inline void expect_parse(const OutputParser::Options& o, std::string_view text,
           << m.tool_calls[i].id;
     }
     if (utf8_input) {
-      for (const Delta& d : deltas) EXPECT_TRUE(valid_utf8(d.text)) << how << ": " << d.text;
+      for (const Delta& d : deltas)
+        EXPECT_TRUE(text::utf8::is_valid(d.text)) << how << ": " << d.text;
     }
   };
   check({std::string(text)}, "whole");

@@ -12,6 +12,9 @@ from pathlib import Path
 import jinja2
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "pylib"))
+from zen_testing import clean_env, zen_engine  # noqa: E402,F401 (zen_engine: a fixture)
+
 SOURCE = Path(os.environ.get("ZEN_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 MODEL = SOURCE / "tests" / "data" / "models" / "scripted" / "scripted.gguf"
 
@@ -30,14 +33,6 @@ RESULT = {"role": "tool", "tool_call_id": "call_1", "content": '{"temperature": 
 
 
 @pytest.fixture(scope="module")
-def engine():
-    path = os.environ.get("ZEN_ENGINE")
-    if not path or not Path(path).exists():
-        pytest.fail("ZEN_ENGINE must point at the built zen-engine (run through ctest)")
-    return path
-
-
-@pytest.fixture(scope="module")
 def plugin_env(tmp_path_factory):
     """An environment whose plugin path holds the scripted plugin alone (not the other test
     plugins next to it, such as the partial test device)."""
@@ -46,10 +41,7 @@ def plugin_env(tmp_path_factory):
         pytest.skip(f"{built} was not built (static-plugin builds have no test plugins)")
     plugins = tmp_path_factory.mktemp("plugins")
     shutil.copy(built, plugins)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ZEN_")}
-    env["XDG_CONFIG_HOME"] = "/nonexistent-zen-test-config"
-    env["ZEN_PLUGIN_PATH"] = str(plugins)
-    return env
+    return clean_env(ZEN_PLUGIN_PATH=str(plugins))
 
 
 def chat_template():
@@ -73,30 +65,30 @@ def run(engine, env, *args):
     return proc.stdout
 
 
-def test_weather_question_gives_the_tool_call(engine, plugin_env):
+def test_weather_question_gives_the_tool_call(zen_engine, plugin_env):
     prompt = render([ASK], [WEATHER_TOOL])
     assert prompt.endswith("What's the weather in Paris?<|im_end|>\n<|im_start|>assistant\n")
-    assert run(engine, plugin_env, "--raw", "-p", prompt) == CALL + "\n"
+    assert run(zen_engine, plugin_env, "--raw", "-p", prompt) == CALL + "\n"
 
 
-def test_tool_result_gives_the_answer(engine, plugin_env):
+def test_tool_result_gives_the_answer(zen_engine, plugin_env):
     prompt = render([ASK, CALLED, RESULT], [WEATHER_TOOL])
     assert CALL + "<|im_end|>" in prompt  # the call is rendered back as the model wrote it
-    assert run(engine, plugin_env, "--raw", "-p", prompt) == ANSWER + "\n"
+    assert run(zen_engine, plugin_env, "--raw", "-p", prompt) == ANSWER + "\n"
 
 
-def test_chat_mode_uses_the_model_template(engine, plugin_env):
-    assert run(engine, plugin_env, "-p", "What's the weather in Paris?") == CALL + "\n"
-    assert run(engine, plugin_env, "-p", "Hello!") == REFUSAL + "\n"
+def test_chat_mode_uses_the_model_template(zen_engine, plugin_env):
+    assert run(zen_engine, plugin_env, "-p", "What's the weather in Paris?") == CALL + "\n"
+    assert run(zen_engine, plugin_env, "-p", "Hello!") == REFUSAL + "\n"
 
 
-def test_forced_prefixes_continue_the_call(engine, plugin_env):
+def test_forced_prefixes_continue_the_call(zen_engine, plugin_env):
     prompt = render([{"role": "user", "content": "Hi"}], [WEATHER_TOOL])
     named = '<tool_call>\n{"name": "get_weather", "arguments": '
-    assert run(engine, plugin_env, "--raw", "-p", prompt + named) == (
+    assert run(zen_engine, plugin_env, "--raw", "-p", prompt + named) == (
         '{"city": "Paris"}}\n</tool_call>\n')
     required = '<tool_call>\n{"name": "'
-    assert run(engine, plugin_env, "--raw", "-p", prompt + required) == (
+    assert run(zen_engine, plugin_env, "--raw", "-p", prompt + required) == (
         'get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n')
 
 

@@ -20,10 +20,7 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "host_api.h"
-#include "loaded_model.h"
-#include "plugin_registry.h"
-#include "services.h"
+#include "tiny_host.h"
 
 namespace zen::engine {
 
@@ -37,33 +34,9 @@ inline void PrintTo(Finish f, std::ostream* os) {
 
 namespace zen::engine::test {
 
-inline const std::string kTinyDir = std::string(ZEN_TEST_DATA_DIR) + "/models/tiny/";
-
-struct Host {
-  host::Config config;
-  std::unique_ptr<host::PluginRegistry> registry;
-  Host() {
-    config.plugin_paths = {ZEN_BUILD_PLUGIN_DIR};
-    config.cpu_threads = 2;
-    host::register_core_services();
-    registry = std::make_unique<host::PluginRegistry>(config, host::host_api(config));
-  }
-};
-
-inline Host& host_once() {
-  static Host h;
-  return h;
-}
-
-inline std::unique_ptr<host::LoadedModel> load(const std::string& path,
-                                               model::ContextParams params) {
-  return std::make_unique<host::LoadedModel>(*host_once().registry, host_once().config, path,
-                                             params);
-}
-
 inline std::unique_ptr<host::LoadedModel> load_tiny(const std::string& name,
                                                     model::ContextParams params) {
-  return load(kTinyDir + name + ".gguf", params);
+  return ::zen::test::load_model(::zen::test::kTinyModelsDir + name + ".gguf", params);
 }
 
 // Everything a request's sink was told, in order, safe to read from the test thread.

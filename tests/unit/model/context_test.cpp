@@ -18,10 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <zen/plugin.hpp>
 
-#include "host_api.h"
-#include "loaded_model.h"
-#include "plugin_registry.h"
-#include "services.h"
+#include "tiny_host.h"
 
 namespace zen {
 namespace {
@@ -29,23 +26,8 @@ namespace {
 using Ids = std::vector<int32_t>;
 using Rows = std::vector<std::vector<float>>;  // logits rows, in the order they came out
 
-const std::string kDir = std::string(ZEN_TEST_DATA_DIR) + "/models/tiny/";
-
-struct Host {
-  host::Config config;
-  std::unique_ptr<host::PluginRegistry> registry;
-  Host() {
-    config.plugin_paths = {ZEN_BUILD_PLUGIN_DIR};
-    config.cpu_threads = 2;
-    host::register_core_services();
-    registry = std::make_unique<host::PluginRegistry>(config, host::host_api(config));
-  }
-};
-
-Host& host_once() {
-  static Host h;
-  return h;
-}
+using test::load_model;
+const std::string& kDir = test::kTinyModelsDir;
 
 // The 40 token ids of the manifest's "long_random" prompt for this model (valid ids).
 Ids token_ids(const std::string& model) {
@@ -106,8 +88,7 @@ class ContextOnTinyModel : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     ids_ = token_ids(GetParam());
-    lm_ = std::make_unique<host::LoadedModel>(*host_once().registry, host_once().config,
-                                              kDir + GetParam() + ".gguf", params(false));
+    lm_ = load_model(kDir + GetParam() + ".gguf", params(false));
   }
   std::unique_ptr<model::Context> context(const model::ContextParams& p) {
     return std::make_unique<model::Context>(lm_->model(), lm_->devices(), p);

@@ -3,21 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "fixture_files.h"
 #include "render_case.h"
 
 namespace zen::tmpl::test {
 namespace {
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using ::zen::test::read_file;
 
 Json msg(const char* role, Json content) { return Json{{"role", role}, {"content", content}}; }
 

@@ -8,24 +8,19 @@
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "fixture_files.h"
 #include "render_case.h"
 
 namespace zen::tmpl::test {
 namespace {
 
+using ::zen::test::fixture_now;
+using ::zen::test::read_file;
+
 namespace fs = std::filesystem;
 
 const fs::path kTemplates = fs::path(ZEN_TEST_DATA_DIR) / "templates";
-
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> fixture_names() {
   std::vector<std::string> names;
@@ -33,20 +28,6 @@ std::vector<std::string> fixture_names() {
     if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// "2024-07-26T09:30:00" as the local time strftime_now() reports.
-std::tm parse_now(const std::string& iso) {
-  std::tm t{};
-  EXPECT_EQ(std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &t.tm_year, &t.tm_mon, &t.tm_mday,
-                        &t.tm_hour, &t.tm_min, &t.tm_sec),
-            6);
-  t.tm_year -= 1900;
-  t.tm_mon -= 1;
-  std::time_t seconds = timegm(&t);  // normalizes and fills weekday and day of year
-  std::tm out{};
-  gmtime_r(&seconds, &out);
-  return out;
 }
 
 ChatInputs chat_inputs(const Json& in, const std::tm& now) {
@@ -68,7 +49,7 @@ TEST_P(TemplateFixture, MatchesPythonJinja) {
   std::string source = read_file(kTemplates / fixture.at("template").get<std::string>());
   ASSERT_FALSE(source.empty());
   Template tmpl = Template::parse(source);
-  std::tm now = parse_now(fixture.at("now").get<std::string>());
+  std::tm now = fixture_now(fixture.at("now").get<std::string>());
   ASSERT_GE(fixture.at("cases").size(), 10u);
   for (const Json& c : fixture.at("cases")) {
     SCOPED_TRACE(c.at("name").get<std::string>());
