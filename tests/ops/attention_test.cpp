@@ -44,10 +44,11 @@ struct Case {
   MaskKind mask = MaskKind::None;
   int64_t mask_rows = 0;  // 0: T
   int64_t mask_heads = 1;
-  double neg_inf_fraction = 0.0;  // mask entries set to -inf
-  int64_t fully_masked_row = -1;  // a query row whose mask is -inf everywhere
-  bool permute_k = false;         // K stored [D, Hkv, L]: rows of one head are strided
-  bool transpose_v = false;       // V stored [L, Dv, Hkv]: nb[0] != element size
+  double neg_inf_fraction = 0.0;     // mask entries set to -inf
+  int64_t fully_masked_row = -1;     // a query row whose mask is -inf everywhere
+  bool mask_hides_unfilled = false;  // the mask is -inf at every NaN key (>= filled)
+  bool permute_k = false;            // K stored [D, Hkv, L]: rows of one head are strided
+  bool transpose_v = false;          // V stored [L, Dv, Hkv]: nb[0] != element size
   uint32_t seed = 1;
 };
 
@@ -164,7 +165,8 @@ class Attention : public OpTest {
         for (int64_t t = 0; t < c.mask_rows; ++t)
           for (int64_t j = 0; j < L; ++j) {
             float& m = mv[(h * c.mask_rows + t) * L + j];
-            if (u01(rng) < c.neg_inf_fraction || t == c.fully_masked_row)
+            if (u01(rng) < c.neg_inf_fraction || t == c.fully_masked_row ||
+                (c.mask_hides_unfilled && c.filled >= 0 && j >= c.filled))
               m = -std::numeric_limits<float>::infinity();
           }
       me = encode(c.mask == MaskKind::F16 ? ZEN_TYPE_F16 : ZEN_TYPE_F32, mv, L);
@@ -326,6 +328,30 @@ TEST_P(Attention, SlidingWindow16) {
          .window = 300,
          .pos0 = 500,
          .filled = 504});
+}
+
+TEST_P(Attention, MaskHidesOtherSequencesNaNKeys) {
+  // A paged cache: the queries' own cells are a few, the rest belong to other sequences (NaN
+  // here) and the mask hides them; nothing hidden may reach the output.
+  check({.D = 64,
+         .T = 4,
+         .L = 1000,
+         .Hq = 4,
+         .Hkv = 1,
+         .pos0 = 0,
+         .filled = 96,
+         .mask = MaskKind::F32,
+         .neg_inf_fraction = 0.3,
+         .mask_hides_unfilled = true});
+  check({.D = 256,
+         .T = 1,
+         .L = 512,
+         .Hq = 4,
+         .Hkv = 1,
+         .filled = 40,
+         .softcap = 50.0f,
+         .mask = MaskKind::F16,
+         .mask_hides_unfilled = true});
 }
 
 TEST_P(Attention, SoftCap50) {

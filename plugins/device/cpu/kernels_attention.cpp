@@ -647,6 +647,19 @@ void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
     const int64_t n = std::min(kBlockKeys, k1 - j0);
     for (int64_t jj = 0; jj < n; ++jj) {
       const int64_t j = j0 + jj;
+      // A key the mask hides from every head is never read: a paged cache's mask hides most
+      // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
+      float mv[kMaxHeads];
+      bool seen = !c.mask;
+      if (c.mask)
+        for (int64_t i = 0; i < g.nh; ++i) {
+          mv[i] = mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
+          seen = seen || mv[i] > kNegInf;
+        }
+      if (!seen) {
+        for (int64_t i = 0; i < g.nh; ++i) g.sc[i * kBlockKeys + jj] = kNegInf;
+        continue;
+      }
       const char* kr = kbase + j * knb1;
       DotFn dot = c.kdot;
       if (c.kstrided) {
@@ -658,8 +671,7 @@ void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
       for (int64_t i = 0; i < g.nh; ++i) {
         float x = dot(g.qf + i * pD, kr, p.D);
         if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
-        if (c.mask)
-          x += mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
+        if (c.mask) x += mv[i];
         g.sc[i * kBlockKeys + jj] = x;
       }
     }
