@@ -98,7 +98,7 @@ void apply_log(Config& c, const json& v, const std::string& src) {
 void apply_serve(Config& c, const json& v, const std::string& src) {
   only_keys(v, src, "serve",
             {"parallel", "queue", "ctx", "prefill_chunk", "max_batch_tokens", "deterministic",
-             "frontends"});
+             "frontends", "mcp_config"});
   ServeConfig& s = c.serve;
   auto count = [&](const char* key, unsigned& out, unsigned lo, unsigned hi) {
     if (!v.contains(key)) return;
@@ -119,6 +119,11 @@ void apply_serve(Config& c, const json& v, const std::string& src) {
   }
   if (v.contains("frontends"))
     s.frontends = get_string_list(v["frontends"], src, "serve.frontends");
+  if (v.contains("mcp_config")) {
+    if (!v["mcp_config"].is_string() || v["mcp_config"].get<std::string>().empty())
+      fail(src, "serve.mcp_config", "must be a file path, got " + v["mcp_config"].dump());
+    s.mcp_config = v["mcp_config"].get<std::string>();
+  }
 }
 
 // Plugin-private sections ("device": {"vulkan": {...}}) are objects of objects; their contents

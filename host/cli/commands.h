@@ -22,6 +22,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global);
 int cmd_run(const Args& args, const GlobalOptions& global);
 int cmd_perplexity(const Args& args, const GlobalOptions& global);
 int cmd_serve(const Args& args, const GlobalOptions& global);
+int cmd_mcp(const Args& args, const GlobalOptions& global);
 int cmd_pull(const Args& args, const GlobalOptions& global);
 int cmd_list(const Args& args, const GlobalOptions& global);
 int cmd_rm(const Args& args, const GlobalOptions& global);

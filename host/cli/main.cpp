@@ -29,6 +29,7 @@ const std::map<std::string, CommandInfo>& commands() {
       {"run", {zen::cli::cmd_run, "answer a prompt, or chat interactively without one"}},
       {"perplexity", {zen::cli::cmd_perplexity, "perplexity of a text file (--logits-out)"}},
       {"serve", {zen::cli::cmd_serve, "serve models over the OpenAI-compatible HTTP API"}},
+      {"mcp", {zen::cli::cmd_mcp, "serve models as MCP tools over stdin/stdout"}},
       {"pull", {zen::cli::cmd_pull, "fetch a model into the store (path, URL, hf://, ollama://)"}},
       {"list", {zen::cli::cmd_list, "list the models in the store"}},
       {"rm", {zen::cli::cmd_rm, "remove a model from the store"}},

@@ -12,6 +12,7 @@
 #include "sampler/rng.h"
 #include "text/json_depth.h"
 #include "text/utf8.h"
+#include "tool_loop.h"
 
 namespace zen::serving {
 namespace {
@@ -46,6 +47,17 @@ int32_t token_id(const Json& v, const tokenizer::Tokenizer& tok, const std::stri
   return v.get<int32_t>();
 }
 
+RequestInfo new_request_info(const GenerationRequest& r, const ServedModel& model,
+                             std::chrono::steady_clock::time_point received) {
+  thread_local std::mt19937_64 rng{sampling::random_seed()};
+  RequestInfo info;
+  info.id = sampling::random_id(r.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-", rng);
+  info.model = model.id();
+  info.created = static_cast<int64_t>(std::time(nullptr));
+  info.received = received;
+  return info;
+}
+
 }  // namespace
 
 Json parse_body(std::string_view text) {
@@ -62,7 +74,17 @@ Json parse_body(std::string_view text) {
 EngineService::EngineService(ModelRegistry& models, LogFn log)
     : models_(models), log_(std::move(log)) {}
 
-EngineService::~EngineService() { models_.stop(); }
+EngineService::~EngineService() {
+  std::vector<std::shared_ptr<ToolLoop>> loops;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, entry] : in_flight_)
+      if (entry.loop) loops.push_back(entry.loop);
+  }
+  for (const auto& loop : loops) loop->cancel();  // tool calls return, no new round starts
+  models_.stop();                                 // every engine round ends with its last event
+  tool_threads_.stop();                           // every loop between rounds has ended itself
+}
 
 nlohmann::json EngineService::status() const { return models_.status(); }
 
@@ -86,8 +108,17 @@ nlohmann::json EngineService::list_models() const {
 
 uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   const auto received = std::chrono::steady_clock::now();
-  const GenerationRequest r = parse_generation_request(parse_body(request_json));
+  Json body = parse_body(request_json);
+  if (hub_ && add_hub_tools(body, *hub_))
+    return submit_tool_loop(std::move(body), std::move(emit), received);
+  const GenerationRequest r = parse_generation_request(body);
   std::shared_ptr<ServedModel> model = models_.find(r.model);
+  RequestInfo info = new_request_info(r, *model, received);
+  return submit_round(r, std::move(model), std::move(info), 0, std::move(emit));
+}
+
+uint64_t EngineService::submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
+                                     RequestInfo info, uint64_t loop_id, EmitFn emit) {
   Prompt prompt = build_prompt(*model, r);
   check_logit_bias(*model, r);
   check_context(*model, r, prompt.tokens.size());
@@ -99,21 +130,22 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
     choices.push_back(
         std::make_unique<ChoiceStream>(model->tokenizer(), r.stop, std::move(output)));
   }
-  RequestInfo info;
-  thread_local std::mt19937_64 rng{sampling::random_seed()};
-  info.id = sampling::random_id(r.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-", rng);
-  info.model = model->id();
-  info.created = static_cast<int64_t>(std::time(nullptr));
-  info.received = received;
 
-  uint64_t id = 0;
+  const bool own_entry = loop_id == 0;  // else the loop's entry, kept across its rounds
+  uint64_t id = loop_id;
   {
     std::lock_guard lock(mu_);
-    id = next_id_++;
-    in_flight_[id].model = model;
+    if (own_entry) id = next_id_++;
+    InFlight& entry = in_flight_[id];
+    entry.model = model;
+    entry.engine_id = 0;
   }
-  auto sink = std::make_shared<RequestSink>(std::move(info), std::move(choices), std::move(emit),
-                                            log_, [this, id] { release(id); });
+  auto release_own = [this, id, own_entry] {
+    if (own_entry) release(id);
+  };
+  auto sink = std::make_shared<RequestSink>(
+      std::move(info), std::move(choices), std::move(emit), log_,
+      own_entry ? std::function<void()>(release_own) : std::function<void()>());
   engine::Request er;
   er.prompt = std::move(prompt.tokens);
   er.sampling = r.sampling;
@@ -125,14 +157,14 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   try {
     engine_id = model->engine().submit(std::move(er), sink);
   } catch (const engine::QueueFull& e) {
-    release(id);
+    release_own();
     throw ApiError::overloaded("model '" + model->id() + "' is busy: " + e.what(), 1);
   } catch (const engine::ContextExceeded& e) {
-    release(id);
+    release_own();
     throw ApiError::invalid(r.endpoint == Endpoint::kChat ? "messages" : "prompt", e.what(),
                             "context_length_exceeded");
   } catch (const engine::InvalidRequest& e) {
-    release(id);
+    release_own();
     throw ApiError::invalid("", e.what());
   }
   bool cancel_now = false;
@@ -148,17 +180,56 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   return id;
 }
 
+uint64_t EngineService::submit_tool_loop(Json body, EmitFn emit,
+                                         std::chrono::steady_clock::time_point received) {
+  // The whole request is checked here, so a bad one is refused before any round starts.
+  const GenerationRequest first = parse_generation_request(body);
+  const RequestInfo info = new_request_info(first, *models_.find(first.model), received);
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mu_);
+    id = next_id_++;
+  }
+  ToolLoop::Services services;
+  services.hub = hub_;
+  services.workers = &tool_threads_;
+  services.log = log_;
+  services.submit = [this, id, info](const Json& round, EmitFn round_emit) {
+    const GenerationRequest r = parse_generation_request(round);
+    submit_round(r, models_.find(r.model), info, id, std::move(round_emit));
+  };
+  services.ended = [this, id] { release(id); };
+  auto loop =
+      std::make_shared<ToolLoop>(std::move(body), info.id, std::move(emit), std::move(services));
+  {
+    std::lock_guard lock(mu_);
+    in_flight_[id].loop = loop;
+  }
+  try {
+    loop->start();
+  } catch (...) {
+    release(id);
+    throw;
+  }
+  return id;
+}
+
+void EngineService::set_tool_hub(std::shared_ptr<mcp::ToolHub> hub) { hub_ = std::move(hub); }
+
 void EngineService::cancel(uint64_t id) {
   std::shared_ptr<ServedModel> model;
+  std::shared_ptr<ToolLoop> loop;
   uint64_t engine_id = 0;
   {
     std::lock_guard lock(mu_);
     auto it = in_flight_.find(id);
     if (it == in_flight_.end()) return;
-    it->second.cancel_requested = true;  // submit() cancels once it knows the engine id
+    it->second.cancel_requested = true;  // submit_round() cancels once it knows the engine id
     engine_id = it->second.engine_id;
     model = it->second.model.lock();
+    loop = it->second.loop;
   }
+  if (loop) loop->cancel();  // between rounds: its tool calls are abandoned
   if (model && engine_id != 0) model->engine().cancel(engine_id);
 }
 

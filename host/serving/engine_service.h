@@ -3,6 +3,7 @@
 // caller's thread; tokens come back as events on the model's engine thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,13 +13,22 @@
 
 #include "model_registry.h"
 #include "request_sink.h"
+#include "worker_threads.h"
+
+namespace zen::mcp {
+class ToolHub;
+}
 
 namespace zen::serving {
+
+class ToolLoop;
 
 class EngineService {
  public:
   EngineService(ModelRegistry& models, LogFn log);
-  ~EngineService();  // stops the models' engines: no sink may call back into a dead service
+  // Cancels the tool loops, stops the models' engines and joins the tool-call threads: every
+  // request has had its last event, and no sink may call back into a dead service.
+  ~EngineService();
   EngineService(const EngineService&) = delete;
   EngineService& operator=(const EngineService&) = delete;
 
@@ -32,20 +42,31 @@ class EngineService {
   Json tokenize(std::string_view request_json) const;
   Json detokenize(std::string_view request_json) const;
   std::string metrics() const;
+  // MCP tools for chat requests (docs/MCP-CLIENT.md, "The tool loop"). Called once, before
+  // the frontends start.
+  void set_tool_hub(std::shared_ptr<mcp::ToolHub> hub);
 
  private:
   struct InFlight {
-    std::weak_ptr<ServedModel> model;
-    uint64_t engine_id = 0;  // 0 until Engine::submit returned
+    std::weak_ptr<ServedModel> model;  // the current round's
+    uint64_t engine_id = 0;            // 0 until Engine::submit returned
     bool cancel_requested = false;
+    std::shared_ptr<ToolLoop> loop;  // set for a tool loop: the entry lives across its rounds
   };
+  // One engine request for `r`; returns its id. loop_id 0: a request of its own, whose entry
+  // goes with its last event; else a round of that tool loop (the loop ends the entry).
+  uint64_t submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
+                        RequestInfo info, uint64_t loop_id, EmitFn emit);
+  uint64_t submit_tool_loop(Json body, EmitFn emit, std::chrono::steady_clock::time_point received);
   void release(uint64_t id);
 
   ModelRegistry& models_;
   LogFn log_;
+  std::shared_ptr<mcp::ToolHub> hub_;
   std::mutex mu_;
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_id_ = 1;
+  WorkerThreads tool_threads_;  // the tool loops' MCP calls
 };
 
 // The request body as JSON; ApiError 400 when it is not JSON or nests deeper than 64 levels

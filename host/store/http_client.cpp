@@ -10,6 +10,7 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -133,19 +134,37 @@ std::string read_error(const Url& url, const error_code& ec, const HttpOptions& 
   return "reading from " + url.authority() + " failed: " + ec.message() + " (" + url.str() + ")";
 }
 
-// One request on a connected stream. Returns the next URL for a redirect, else nothing
-// (the response went to the handlers).
+struct RequestLine {
+  std::string method;
+  std::string body;
+};
+
+struct Redirect {
+  Url to;
+  unsigned status;
+};
+
+// One request on a connected stream. Returns where a redirect points, else nothing (the
+// response went to the handlers).
 template <class Stream>
-asio::awaitable<std::optional<Url>> exchange(Stream& stream, const Url& url, const Headers& headers,
-                                             const HttpOptions& options,
-                                             std::vector<Headers>& redirect_headers,
-                                             const HeadHandler& on_head,
-                                             const BodyHandler& on_body) {
-  http::request<http::empty_body> request{http::verb::get, url.target, 11};
+asio::awaitable<std::optional<Redirect>> exchange(Stream& stream, const Url& url,
+                                                  const Headers& headers, const RequestLine& line,
+                                                  const HttpOptions& options,
+                                                  std::vector<Headers>& redirect_headers,
+                                                  const HeadHandler& on_head,
+                                                  const BodyHandler& on_body) {
+  http::request<http::string_body> request;
+  request.method_string(line.method);
+  request.target(url.target);
+  request.version(11);
   request.set(http::field::host, url.authority());
   request.set(http::field::user_agent, "zen-engine");
   request.set(http::field::accept_encoding, "identity");  // the bytes as stored, to hash them
   for (const auto& [name, value] : headers) request.set(name, value);
+  if (!line.body.empty()) {
+    request.body() = line.body;
+    request.prepare_payload();
+  }
 
   error_code ec;
   beast::get_lowest_layer(stream).expires_after(options.stall_timeout);
@@ -168,7 +187,7 @@ asio::awaitable<std::optional<Url>> exchange(Stream& stream, const Url& url, con
   std::string location = text(message[http::field::location]);
   if (is_redirect(status) && !location.empty()) {
     redirect_headers.push_back(std::move(fields));
-    co_return resolve_location(url, location);
+    co_return Redirect{resolve_location(url, location), status};
   }
 
   Response response;
@@ -194,39 +213,62 @@ asio::awaitable<std::optional<Url>> exchange(Stream& stream, const Url& url, con
   co_return std::nullopt;
 }
 
-asio::awaitable<void> get_following_redirects(Url url, Headers headers, HttpOptions options,
-                                              const HeadHandler& on_head,
-                                              const BodyHandler& on_body) {
+asio::awaitable<void> request_following_redirects(Url url, Headers headers, RequestLine line,
+                                                  HttpOptions options, const HeadHandler& on_head,
+                                                  const BodyHandler& on_body) {
   const std::string first = url.str();
   std::vector<Headers> redirect_headers;
   for (int hop = 0;; ++hop) {
     auto executor = co_await asio::this_coro::executor;
     beast::tcp_stream tcp_stream(executor);
     co_await connect(tcp_stream, url, options.connect_timeout);
-    std::optional<Url> next;
+    std::optional<Redirect> next;
     if (url.tls()) {
       asio::ssl::context context(asio::ssl::context::tls_client);
       context.set_default_verify_paths();  // honours SSL_CERT_FILE / SSL_CERT_DIR
       context.set_verify_mode(asio::ssl::verify_peer);
       beast::ssl_stream<beast::tcp_stream> tls_stream(std::move(tcp_stream), context);
       co_await handshake(tls_stream, url, options.connect_timeout);
-      next =
-          co_await exchange(tls_stream, url, headers, options, redirect_headers, on_head, on_body);
+      next = co_await exchange(tls_stream, url, headers, line, options, redirect_headers, on_head,
+                               on_body);
     } else {
-      next =
-          co_await exchange(tcp_stream, url, headers, options, redirect_headers, on_head, on_body);
+      next = co_await exchange(tcp_stream, url, headers, line, options, redirect_headers, on_head,
+                               on_body);
     }
     if (!next) co_return;
     if (hop == options.max_redirects)
       fail("too many redirects (more than " + std::to_string(options.max_redirects) + ") from " +
            first);
-    if (url.tls() && !next->tls())
-      fail("refusing a redirect from https to plain http (" + url.str() + " -> " + next->str() +
+    if (url.tls() && !next->to.tls())
+      fail("refusing a redirect from https to plain http (" + url.str() + " -> " + next->to.str() +
            ")");
-    if (next->host != url.host) {
+    if (next->to.host != url.host) {
       std::erase_if(headers, [](const auto& h) { return iequals(h.first, "authorization"); });
     }
-    url = std::move(*next);
+    // 307/308 repeat the request as it was; the older codes mean "GET the new place".
+    if (next->status != 307 && next->status != 308 && line.method != "GET" &&
+        line.method != "HEAD") {
+      line.method = "GET";
+      line.body.clear();
+    }
+    url = std::move(next->to);
+  }
+}
+
+// Polls options.should_abort; stopping the io_context drops the request's connection. The
+// request's completion cancels `timer` so that a finished request does not wait for a poll.
+asio::awaitable<void> watch_for_abort(std::function<bool()> should_abort,
+                                      std::shared_ptr<const bool> finished,
+                                      std::shared_ptr<asio::steady_timer> timer,
+                                      asio::io_context& io) {
+  while (!*finished) {
+    if (should_abort()) {
+      io.stop();
+      co_return;
+    }
+    timer->expires_after(std::chrono::milliseconds(50));
+    error_code ec;
+    co_await timer->async_wait(with_ec(ec));
   }
 }
 
@@ -244,14 +286,32 @@ std::string Response::status_line() const {
          url.str();
 }
 
-void http_get(const Url& url, const Headers& headers, const HttpOptions& options,
-              const HeadHandler& on_head, const BodyHandler& on_body) {
+void http_request(std::string_view method, const Url& url, const Headers& headers,
+                  std::string_view body, const HttpOptions& options, const HeadHandler& on_head,
+                  const BodyHandler& on_body) {
   asio::io_context io;
   std::exception_ptr error;
-  asio::co_spawn(io, get_following_redirects(url, headers, options, on_head, on_body),
-                 [&error](std::exception_ptr e) { error = e; });
+  auto finished = std::make_shared<bool>(false);
+  auto abort_poll = std::make_shared<asio::steady_timer>(io);
+  RequestLine line{std::string(method), std::string(body)};
+  asio::co_spawn(io, request_following_redirects(url, headers, line, options, on_head, on_body),
+                 [&error, finished, abort_poll](std::exception_ptr e) {
+                   error = e;
+                   *finished = true;
+                   abort_poll->cancel();
+                 });
+  if (options.should_abort)
+    asio::co_spawn(io, watch_for_abort(options.should_abort, finished, abort_poll, io),
+                   asio::detached);
   io.run();
+  if (!*finished)
+    throw Error(ZEN_ERR_CANCELLED, std::string(method) + " " + url.str() + " abandoned");
   if (error) std::rethrow_exception(error);
+}
+
+void http_get(const Url& url, const Headers& headers, const HttpOptions& options,
+              const HeadHandler& on_head, const BodyHandler& on_body) {
+  http_request("GET", url, headers, {}, options, on_head, on_body);
 }
 
 std::string http_get_text(const Url& url, const Headers& headers, const HttpOptions& options,

@@ -1,0 +1,113 @@
+#include "mcp/json_rpc.h"
+
+#include <algorithm>
+
+namespace zen::mcp {
+
+using nlohmann::json;
+
+std::optional<CallAbandoned::Reason> CallControl::expired() const {
+  if (cancelled && cancelled->load()) return CallAbandoned::Reason::cancelled;
+  if (Clock::now() >= deadline) return CallAbandoned::Reason::timeout;
+  return std::nullopt;
+}
+
+json make_request(int64_t id, std::string_view method, json params) {
+  json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) message["params"] = std::move(params);
+  return message;
+}
+
+json make_notification(std::string_view method, json params) {
+  json message = {{"jsonrpc", "2.0"}, {"method", method}};
+  if (!params.is_null()) message["params"] = std::move(params);
+  return message;
+}
+
+json make_result(const json& id, json result) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+json make_error(const json& id, int code, std::string_view message) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+MessageKind kind_of(const json& message) {
+  if (!message.is_object()) return MessageKind::invalid;
+  bool has_id = message.contains("id") && (message["id"].is_number() || message["id"].is_string());
+  if (message.contains("method") && message["method"].is_string())
+    return has_id ? MessageKind::request : MessageKind::notification;
+  if (has_id && (message.contains("result") || message.contains("error")))
+    return MessageKind::response;
+  return MessageKind::invalid;
+}
+
+json result_of(const json& response) {
+  if (auto error = response.find("error"); error != response.end()) {
+    if (!error->is_object()) throw CallError("malformed JSON-RPC error: " + error->dump());
+    int code = error->contains("code") && (*error)["code"].is_number_integer()
+                   ? (*error)["code"].get<int>()
+                   : 0;
+    std::string message = error->contains("message") && (*error)["message"].is_string()
+                              ? (*error)["message"].get<std::string>()
+                              : std::string("(no message)");
+    throw RpcError(code, message + " (JSON-RPC error " + std::to_string(code) + ")");
+  }
+  auto result = response.find("result");
+  if (result == response.end()) throw CallError("JSON-RPC response without result");
+  return *result;
+}
+
+void PendingCalls::add(int64_t id) {
+  std::lock_guard lock(mutex_);
+  waiting_.emplace(id, std::nullopt);
+}
+
+bool PendingCalls::complete(int64_t id, json response) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = waiting_.find(id);
+    if (it == waiting_.end() || it->second) return false;
+    it->second = std::move(response);
+  }
+  arrived_.notify_all();
+  return true;
+}
+
+void PendingCalls::fail_all(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!failure_) failure_ = reason;
+  }
+  arrived_.notify_all();
+}
+
+json PendingCalls::wait(int64_t id, const CallControl& control) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    auto it = waiting_.find(id);
+    if (it != waiting_.end() && it->second) {
+      json response = std::move(*it->second);
+      waiting_.erase(it);
+      return response;
+    }
+    if (failure_) {
+      waiting_.erase(id);
+      throw CallError(*failure_);
+    }
+    if (auto why = control.expired()) {
+      waiting_.erase(id);
+      throw CallAbandoned(*why);
+    }
+    // The cancel flag has no way to notify us: wake up often enough to see it.
+    auto wake = std::min(control.deadline, Clock::now() + std::chrono::milliseconds(50));
+    arrived_.wait_until(lock, wake);
+  }
+}
+
+void PendingCalls::forget(int64_t id) {
+  std::lock_guard lock(mutex_);
+  waiting_.erase(id);
+}
+
+}  // namespace zen::mcp

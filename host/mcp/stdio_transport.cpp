@@ -1,0 +1,231 @@
+#include "mcp/stdio_transport.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace zen::mcp {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxMessageBytes = 64 << 20;  // a larger line is dropped, not buffered
+constexpr size_t kMaxLogLineBytes = 4096;
+
+// Reads what is there on `fd`; 0 at EOF, or when `wake_fd` became readable (shutdown) and
+// `fd` has nothing more: what the child wrote before it ended is still read.
+ssize_t read_or_wake(int fd, int wake_fd, char* buffer, size_t size) {
+  for (;;) {
+    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    int r = ::poll(fds, 2, -1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return 0;
+    if (fds[0].revents == 0) return 0;  // woken, and no data or EOF pending
+    ssize_t n = ::read(fd, buffer, size);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    return n < 0 ? 0 : n;
+  }
+}
+
+// Splits a byte stream into lines, calling on_line for each complete one (without "\n" or a
+// trailing "\r"). A line longer than `limit` is cut: its pieces go to on_line as they fill up,
+// flagged so the caller can tell.
+class LineSplitter {
+ public:
+  explicit LineSplitter(size_t limit) : limit_(limit) {}
+
+  template <class OnLine>
+  void feed(std::string_view bytes, OnLine&& on_line) {
+    while (!bytes.empty()) {
+      size_t newline = bytes.find('\n');
+      size_t take = newline == std::string_view::npos ? bytes.size() : newline;
+      pending_.append(bytes.substr(0, take));
+      if (newline != std::string_view::npos) {
+        if (!pending_.empty() && pending_.back() == '\r') pending_.pop_back();
+        on_line(std::string_view(pending_), overflowed_);
+        pending_.clear();
+        overflowed_ = false;
+        bytes.remove_prefix(take + 1);
+      } else {
+        bytes = {};
+      }
+      if (pending_.size() > limit_) {
+        on_line(std::string_view(pending_), true);
+        pending_.clear();
+        overflowed_ = true;
+      }
+    }
+  }
+
+  template <class OnLine>
+  void finish(OnLine&& on_line) {
+    if (!pending_.empty()) on_line(std::string_view(pending_), overflowed_);
+    pending_.clear();
+  }
+
+ private:
+  size_t limit_;
+  std::string pending_;
+  bool overflowed_ = false;
+};
+
+ChildSpec child_spec(const ServerConfig& config) {
+  return {config.command, config.args, config.env, config.cwd};
+}
+
+}  // namespace
+
+StdioTransport::StdioTransport(const ServerConfig& config, LogFn log)
+    : name_(config.name), log_(std::move(log)) {
+  try {
+    child_ = std::make_unique<ChildProcess>(child_spec(config));
+  } catch (const std::exception& e) {
+    throw CallError(e.what());
+  }
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC) != 0) throw CallError(std::string("pipe: ") + strerror(errno));
+  wake_read_ = wake[0];
+  wake_write_ = wake[1];
+  stdout_reader_ = std::thread([this] { read_messages(); });
+  stderr_reader_ = std::thread([this] { read_stderr(); });
+}
+
+StdioTransport::~StdioTransport() {
+  close();
+  ::close(wake_read_);
+  ::close(wake_write_);
+}
+
+json StdioTransport::request(const json& message, const CallControl& control) {
+  int64_t id = message.at("id").get<int64_t>();
+  pending_.add(id);
+  try {
+    send(message);
+  } catch (...) {
+    pending_.forget(id);
+    throw;
+  }
+  return pending_.wait(id, control);
+}
+
+void StdioTransport::notify(const json& message, const CallControl&) { send(message); }
+
+void StdioTransport::send(const json& message) {
+  // dump() escapes control characters, so the message is one line as the transport requires.
+  std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  if (!child_->write_stdin(line)) {
+    // The reader thread reports the exit status once it has reaped the child.
+    child_->wait_for_exit(std::chrono::milliseconds(500));
+    auto status = child_->exit_description();
+    throw CallError("mcp server '" + name_ + "' " +
+                    (status ? "exited (" + *status + ")" : "closed its input"));
+  }
+}
+
+void StdioTransport::read_messages() {
+  LineSplitter lines(kMaxMessageBytes);
+  auto on_line = [this](std::string_view line, bool cut) {
+    if (cut) {
+      log_("mcp[" + name_ + "]: dropped a message larger than " +
+           std::to_string(kMaxMessageBytes >> 20) + " MiB");
+      return;
+    }
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+    try {
+      handle_line(line);
+    } catch (const std::exception& e) {  // whatever the server sends, the host keeps serving
+      log_("mcp[" + name_ + "]: cannot handle a message: " + e.what());
+    }
+  };
+  std::vector<char> buffer(1 << 16);
+  for (;;) {
+    ssize_t n = read_or_wake(child_->stdout_fd(), wake_read_, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    lines.feed({buffer.data(), static_cast<size_t>(n)}, on_line);
+  }
+  lines.finish(on_line);
+  on_exit();
+}
+
+void StdioTransport::handle_line(std::string_view line) {
+  json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  switch (kind_of(message)) {
+    case MessageKind::response:
+      if (message["id"].is_number_integer()) {
+        int64_t id = message["id"].get<int64_t>();
+        pending_.complete(id, std::move(message));
+      }
+      return;  // a late answer to an abandoned call is dropped
+    case MessageKind::request:
+      // We declare no client capabilities, so only ping is expected; answer the rest so the
+      // server does not wait forever.
+      try {
+        if (message["method"] == "ping")
+          send(make_result(message["id"], json::object()));
+        else
+          send(make_error(message["id"], kMethodNotFound,
+                          "zen-engine does not handle " + message["method"].get<std::string>()));
+      } catch (const CallError&) {
+      }
+      return;
+    case MessageKind::notification:
+      return;  // logging, progress, list_changed: nothing the tool hub uses
+    case MessageKind::invalid: {
+      std::string shown(line.substr(0, 200));
+      log_("mcp[" + name_ + "]: not a JSON-RPC message on stdout: " + shown);
+      return;
+    }
+  }
+}
+
+void StdioTransport::read_stderr() {
+  LineSplitter lines(kMaxLogLineBytes);
+  auto on_line = [this](std::string_view line, bool) {
+    log_("mcp[" + name_ + "]: " + std::string(line));
+  };
+  std::vector<char> buffer(1 << 14);
+  for (;;) {
+    ssize_t n = read_or_wake(child_->stderr_fd(), wake_read_, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    lines.feed({buffer.data(), static_cast<size_t>(n)}, on_line);
+  }
+  lines.finish(on_line);
+}
+
+void StdioTransport::on_exit() {
+  if (closing_) {
+    pending_.fail_all("mcp server '" + name_ + "' was stopped");
+    exited_ = true;
+    return;
+  }
+  // stdout closed: the child is exiting (or closed stdout, which ends the session anyway).
+  if (!child_->wait_for_exit(std::chrono::milliseconds(2000))) {
+    child_->terminate(std::chrono::milliseconds(500));
+  }
+  std::string reason =
+      "mcp server '" + name_ + "' exited (" + child_->exit_description().value_or("unknown") + ")";
+  log_(reason);  // first: a caller that sees the failure finds it logged
+  exited_ = true;
+  pending_.fail_all(reason);
+}
+
+void StdioTransport::close() {
+  if (closing_.exchange(true)) {
+    return;
+  }
+  child_->terminate();
+  char byte = 1;
+  [[maybe_unused]] auto n = ::write(wake_write_, &byte, 1);
+  if (stdout_reader_.joinable()) stdout_reader_.join();
+  if (stderr_reader_.joinable()) stderr_reader_.join();
+  pending_.fail_all("mcp server '" + name_ + "' was stopped");
+  exited_ = true;
+}
+
+}  // namespace zen::mcp

@@ -1,0 +1,75 @@
+// One chat/complete tools/call in flight: submits the engine request, gathers its events into
+// the tool result, sends progress notifications while it runs (when the caller asked for them
+// with a progressToken), and can be abandoned (notifications/cancelled, a client that went
+// away), which cancels the engine request and suppresses the answer.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "channel.h"
+#include "engine_api.h"
+
+namespace zen::mcp_server {
+
+using EngineApi = zen::http::EngineApi;
+
+// Engine requests whose last event has not arrived yet: a transport stops only after the
+// engine has let go of every callback pointer it was given.
+class PendingRequests {
+ public:
+  void add();
+  void release();
+  bool wait_idle(std::chrono::milliseconds timeout);  // true when none is left
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  uint64_t count_ = 0;
+};
+
+class ToolCall : public std::enable_shared_from_this<ToolCall> {
+ public:
+  struct Options {
+    Json rpc_id;                    // of the tools/call request
+    Json progress_token = nullptr;  // params._meta.progressToken, null when not asked
+    bool modern = false;            // 2026-07-28 results carry "resultType"
+  };
+
+  ToolCall(EngineApi api, std::shared_ptr<PendingRequests> pending,
+           std::shared_ptr<Channel> channel, Options options);
+
+  // Submits; the answer goes to the channel (at once when the engine refuses, else from the
+  // engine thread when the generation ends).
+  void start(const Json& engine_request);
+  // Abandons the call: the engine request is cancelled and no answer is sent.
+  void cancel();
+
+ private:
+  static void on_engine_event(void* user, const char* event_json, int last);
+  void on_event(const std::string& event_json, bool last);
+  void on_delta(const Json& event);
+  void finish(const Json& usage);
+  void fail(const std::string& message);
+
+  EngineApi api_;
+  std::shared_ptr<PendingRequests> pending_;
+  std::shared_ptr<Channel> channel_;
+  Options options_;
+
+  std::mutex mutex_;  // engine thread vs cancel() from a transport thread
+  std::optional<uint64_t> engine_id_;
+  bool cancelled_ = false, answered_ = false;
+
+  // Touched by the engine thread only (events of one request arrive in order).
+  std::string content_, finish_reason_ = "stop", error_;
+  uint64_t deltas_ = 0;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
+
+}  // namespace zen::mcp_server

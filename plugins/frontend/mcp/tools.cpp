@@ -1,0 +1,160 @@
+#include "tools.h"
+
+#include "schema_check.h"
+
+namespace zen::mcp_server {
+namespace {
+
+// Sampling and length options shared by chat and complete (the engine's own names and ranges).
+Json generation_properties() {
+  return Json{
+      {"model",
+       {{"type", "string"},
+        {"description", "model id (see list_models); optional with one model"}}},
+      {"max_tokens",
+       {{"type", "integer"}, {"minimum", 1}, {"description", "most tokens to generate"}}},
+      {"temperature",
+       {{"type", "number"},
+        {"minimum", 0},
+        {"maximum", 2},
+        {"description", "0 = greedy (deterministic)"}}},
+      {"top_p", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+      {"top_k", {{"type", "integer"}, {"minimum", -1}}},
+      {"seed", {{"type", "integer"}, {"description", "fixes the sampling for repeatable output"}}},
+      {"stop",
+       {{"type", Json::array({"string", "array"})},
+        {"items", {{"type", "string"}, {"minLength", 1}}},
+        {"description", "text (or texts) that end the generation; not included in the result"}}},
+  };
+}
+
+Json generation_output_schema() {
+  return Json{{"type", "object"},
+              {"properties",
+               {{"content", {{"type", "string"}}},
+                {"finish_reason", {{"type", "string"}}},
+                {"usage",
+                 {{"type", "object"},
+                  {"properties",
+                   {{"prompt_tokens", {{"type", "integer"}}},
+                    {"completion_tokens", {{"type", "integer"}}},
+                    {"total_tokens", {{"type", "integer"}}}}}}}}},
+              {"required", {"content", "finish_reason", "usage"}}};
+}
+
+Json read_only() { return Json{{"readOnlyHint", true}, {"openWorldHint", false}}; }
+
+Json chat_tool() {
+  Json props = generation_properties();
+  props["messages"] = {
+      {"type", "array"},
+      {"minItems", 1},
+      {"description", "the conversation, OpenAI chat shape: [{\"role\", \"content\"}, ...]"},
+      {"items",
+       {{"type", "object"},
+        {"properties",
+         {{"role",
+           {{"type", "string"}, {"enum", {"system", "developer", "user", "assistant", "tool"}}}},
+          {"content", {{"type", Json::array({"string", "array", "null"})}}}}},
+        {"required", {"role"}}}}};
+  return Json{{"name", "chat"},
+              {"title", "Chat with a local model"},
+              {"description",
+               "Generate the next assistant message of a conversation with a model served by "
+               "this Zen Engine (its chat template applies)."},
+              {"inputSchema",
+               {{"type", "object"},
+                {"properties", std::move(props)},
+                {"required", {"messages"}},
+                {"additionalProperties", false}}},
+              {"outputSchema", generation_output_schema()},
+              {"annotations", read_only()}};
+}
+
+Json complete_tool() {
+  Json props = generation_properties();
+  props["prompt"] = {{"type", "string"}, {"description", "raw text to continue (no template)"}};
+  return Json{{"name", "complete"},
+              {"title", "Continue a text"},
+              {"description", "Continue a raw text prompt with a model served by this Zen Engine."},
+              {"inputSchema",
+               {{"type", "object"},
+                {"properties", std::move(props)},
+                {"required", {"prompt"}},
+                {"additionalProperties", false}}},
+              {"outputSchema", generation_output_schema()},
+              {"annotations", read_only()}};
+}
+
+Json list_models_tool() {
+  return Json{
+      {"name", "list_models"},
+      {"title", "List the served models"},
+      {"description", "The models this Zen Engine serves and has loaded, with their metadata."},
+      {"inputSchema",
+       {{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}}},
+      {"outputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"models",
+           {{"type", "array"},
+            {"items",
+             {{"type", "object"},
+              {"properties", {{"id", {{"type", "string"}}}}},
+              {"required", {"id"}}}}}}}},
+        {"required", {"models"}}}},
+      {"annotations", read_only()}};
+}
+
+Json tokenize_tool() {
+  return Json{
+      {"name", "tokenize"},
+      {"title", "Tokenize a text"},
+      {"description", "The token ids a model's tokenizer gives a text (special tokens added)."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"text", {{"type", "string"}}},
+          {"model", {{"type", "string"}, {"description", "optional with one model"}}}}},
+        {"required", {"text"}},
+        {"additionalProperties", false}}},
+      {"outputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"tokens", {{"type", "array"}, {"items", {{"type", "integer"}}}}},
+          {"count", {{"type", "integer"}}}}},
+        {"required", {"tokens", "count"}}}},
+      {"annotations", read_only()}};
+}
+
+const Json& definitions() {
+  static const Json tools =
+      Json::array({chat_tool(), complete_tool(), list_models_tool(), tokenize_tool()});
+  return tools;
+}
+
+}  // namespace
+
+Json tool_definitions() { return definitions(); }
+
+std::optional<Tool> find_tool(std::string_view name) {
+  if (name == "chat") return Tool::kChat;
+  if (name == "complete") return Tool::kComplete;
+  if (name == "list_models") return Tool::kListModels;
+  if (name == "tokenize") return Tool::kTokenize;
+  return std::nullopt;
+}
+
+void check_arguments(Tool tool, const Json& arguments) {
+  check_against_schema(definitions()[static_cast<size_t>(tool)]["inputSchema"], arguments,
+                       "arguments");
+}
+
+Json generation_request(Tool tool, const Json& arguments) {
+  Json request = arguments;  // the argument names are the engine's own
+  request["endpoint"] = tool == Tool::kChat ? "chat" : "completion";
+  request["stream"] = false;
+  return request;
+}
+
+}  // namespace zen::mcp_server

@@ -1,0 +1,28 @@
+// The tools this server offers, as tools/list shows them (name, description, inputSchema,
+// outputSchema), and how a tools/call's checked arguments become an engine request.
+//
+// No `embed` tool: the engine answers every embeddings request with an error today (no served
+// architecture produces embeddings), so listing it would only advertise a failure. Add it here
+// once api->embed can succeed for some model.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "jsonrpc.h"
+
+namespace zen::mcp_server {
+
+enum class Tool { kChat, kComplete, kListModels, kTokenize };
+
+Json tool_definitions();  // the "tools" array of a tools/list result
+std::optional<Tool> find_tool(std::string_view name);
+
+// Checks `arguments` against the tool's inputSchema. Throws RpcError(kInvalidParams) naming
+// the field.
+void check_arguments(Tool tool, const Json& arguments);
+
+// The engine API request (endpoint "chat" or "completion") for a checked chat/complete call.
+Json generation_request(Tool tool, const Json& arguments);
+
+}  // namespace zen::mcp_server
