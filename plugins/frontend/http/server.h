@@ -1,20 +1,12 @@
-// The listener and its I/O threads. Binding happens in the constructor, so a taken port is an
-// error before anything runs; stop() closes the listener and every connection (cancelling
-// their engine requests), waits for the engine to deliver their last events, then joins.
+// The http frontend's listener (frontend::Listener) and its sessions. stop() closes the
+// listener and every connection (cancelling their engine requests), waits for the engine to
+// deliver their last events, then joins the I/O threads.
 #pragma once
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "listener.h"
 #include "session.h"
 
 namespace zen::http {
@@ -29,21 +21,12 @@ class Server {
 
   void start();
   void stop();
-  std::string address() const;  // "127.0.0.1:3690", "[::1]:3690": the bound one
+  std::string address() const { return listener_.address(); }
 
  private:
-  void accept();
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
-
-  boost::asio::io_context io_;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
-  boost::asio::ip::tcp::acceptor acceptor_;
-  boost::asio::steady_timer accept_retry_;
   std::shared_ptr<ServerShared> shared_;
-  std::vector<std::thread> threads_;
-  std::mutex sessions_mutex_;
-  std::vector<std::weak_ptr<Session>> sessions_;
-  bool stopped_ = false;
+  frontend::ConnectionSet<Session> sessions_;
+  frontend::Listener listener_;  // last: its threads stop before the members above go
 };
 
 }  // namespace zen::http

@@ -9,7 +9,6 @@ result ending "rain", "Rome will see rain today." (2 tokens); after "sun", "Rome
 today."; "Paris" -> the client's own get_weather call; "crash the weather server." ->
 weather__crash(); "wait for the weather." -> weather__slow({"seconds": 30})."""
 import http.client
-import importlib.util
 import json
 import os
 import re
@@ -27,18 +26,9 @@ pytest.importorskip("mcp", reason="the mcp package runs the test MCP server (pip
 TESTS = Path(os.environ.get("ZEN_SOURCE_DIR", Path(__file__).resolve().parents[3])) / "tests"
 
 
-def _server_fixture_module():
-    """tests/server/conftest.py (ZenServer, http_request) under a name of its own, so that it
-    cannot clash with another conftest module."""
-    spec = importlib.util.spec_from_file_location("zen_server_conftest",
-                                                  TESTS / "server" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_fixture = _server_fixture_module()
-ZenServer, http_request, clean_env = _fixture.ZenServer, _fixture.http_request, _fixture.clean_env
+sys.path.insert(0, str(TESTS / "pylib"))
+from zen_server import ZenServer, http_request  # noqa: E402
+from zen_testing import clean_env  # noqa: E402
 
 MODEL_FILE = TESTS / "data" / "models" / "scripted" / "scripted.gguf"
 WEATHER_SERVER = TESTS / "mcp" / "servers" / "weather_server.py"
