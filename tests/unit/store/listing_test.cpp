@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include <zen/plugin.hpp>
 
@@ -18,7 +21,10 @@ namespace fs = std::filesystem;
 class Listing : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / "zen_store_listing";
+    // One directory per test process: CTest runs the cases of this file in parallel.
+    dir_ = fs::path(::testing::TempDir()) /
+           ("zen_store_listing_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -72,7 +78,7 @@ TEST_F(Listing, RemoveDeletesTheModelAndItsPartialOnly) {
   EXPECT_FALSE(fs::exists(dir_ / "drop.partial"));
   EXPECT_TRUE(fs::exists(dir_ / "keep.gguf"));
   EXPECT_THROW(remove_model(dir_, "drop"), Error);
-  EXPECT_THROW(remove_model(dir_, "../zen_store_listing/keep"), Error);
+  EXPECT_THROW(remove_model(dir_, "../" + dir_.filename().string() + "/keep"), Error);
   EXPECT_TRUE(fs::exists(dir_ / "keep.gguf"));
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <zen/plugin.hpp>
 
 #include "store/store.h"
@@ -63,7 +65,8 @@ TEST(Store, DirectoryFromTheEnvironment) {
 }
 
 TEST(Store, ResolveFindsPathsThenStoreNames) {
-  fs::path dir = fs::path(::testing::TempDir()) / "zen_store_resolve";
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("zen_store_resolve_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "m.gguf") << "x";
