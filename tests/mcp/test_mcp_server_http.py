@@ -20,6 +20,7 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from mcp_calls import cancel_chat_after_first_progress  # noqa: E402
 from zen_server import ZenServer  # noqa: E402
 
 
@@ -186,18 +187,7 @@ def test_cancelling_an_in_flight_call_frees_the_sequence(server, mode):
 
     async def main():
         async with Client(server.mcp_url, mode=mode) as client:
-            first = asyncio.Event()
-
-            async def progress(p, total, message):
-                first.set()
-
-            task = asyncio.create_task(client.call_tool(
-                "chat", {"messages": HELLO, "max_tokens": 200, "temperature": 0},
-                progress_callback=progress))
-            await asyncio.wait_for(first.wait(), 30)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+            await cancel_chat_after_first_progress(client, HELLO)
             # the same client goes on
             return await client.call_tool("chat", {"messages": HELLO, "max_tokens": 2})
     after = run(main())

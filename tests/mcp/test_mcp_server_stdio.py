@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from mcp_calls import cancel_chat_after_first_progress  # noqa: E402
 from zen_server import ZenServer, gemma_path  # noqa: E402
 from zen_testing import clean_env, engine_path  # noqa: E402
 
@@ -75,18 +76,7 @@ def test_cancellation_over_stdio_frees_the_sequence():
     with tempfile.TemporaryFile(mode="w+") as log:
         async def main():
             async with Client(stdio_client(params("-m", TINY), errlog=log)) as client:
-                first = asyncio.Event()
-
-                async def progress(p, total, message):
-                    first.set()
-
-                task = asyncio.create_task(client.call_tool(
-                    "chat", {"messages": HELLO, "max_tokens": 200, "temperature": 0},
-                    progress_callback=progress))
-                await asyncio.wait_for(first.wait(), 30)
-                task.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await task
+                await cancel_chat_after_first_progress(client, HELLO)
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline:
                     log.seek(0)
