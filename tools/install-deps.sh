@@ -11,6 +11,10 @@ DEB_PACKAGES=(
   clang-14 libclang-rt-14-dev clang-format-14
   # the aarch64 NEON variant's cross build and its op tests under qemu (tests/cross)
   g++-aarch64-linux-gnu qemu-user
+  # the Vulkan device (shaders compiled by glslc at build time; Mesa's lavapipe runs them on
+  # the CPU here) and the OpenCL device (PoCL's CPU device)
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-tools
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 )
 # pip name=import name. llama-cpp-python (the peer engine for fidelity tests and benchmarks)
 # compiles llama.cpp from source: the slowest step of a fresh install. The Gemma 3 270M GGUF

@@ -237,8 +237,10 @@ def test_disconnect_mid_stream_frees_the_sequence(server):
                 and metric(server, "zen_kv_blocks_used") == kv_before):
             break
         time.sleep(0.05)
-    assert metric(server, "zen_running_sequences") == 0
-    assert metric(server, "zen_kv_blocks_used") == kv_before
+    # The server's own account (the request's log lines) says which step did not happen.
+    log_tail = "\n".join(server.lines[-20:])
+    assert metric(server, "zen_running_sequences") == 0, log_tail
+    assert metric(server, "zen_kv_blocks_used") == kv_before, log_tail
     assert_serves(server)
 
 
