@@ -1,6 +1,8 @@
 // The device-generic op harness: every op test runs on every device the real loader finds in
-// the build tree (today the best CPU variant; later vulkan:0 and opencl:0), against a plain
-// double-precision reference written in the test, never the kernel under test.
+// the build tree (the best CPU variant, vulkan:0, opencl:0, ...), against a plain
+// double-precision reference written in the test, never the kernel under test. A case whose
+// graph the device refuses (supports_op says no) is reported skipped with the reason, and its
+// checks run on the CPU.
 //
 //   class RmsNorm : public zen::ops::OpTest {};
 //   TEST_P(RmsNorm, OddRows) {
@@ -28,6 +30,8 @@ namespace zen::ops {
 std::vector<std::string> device_ids();
 // The opened device with that id; fails the test if it did not load.
 const graph::DeviceRef& device(const std::string& id);
+// The CPU device, or nullptr when no CPU plugin loaded.
+const graph::DeviceRef* cpu_device();
 // Which CPU variant the loader chose (for messages and ISA-specific expectations).
 std::string cpu_variant();
 
