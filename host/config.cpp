@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,14 +60,20 @@ void apply_plugins(Config& c, const json& v, const std::string& src) {
   if (v.contains("paths")) c.plugin_paths = get_string_list(v["paths"], src, "plugins.paths");
 }
 
-void apply_devices(Config& c, const json& v, const std::string& src) {
+bool is_device_id(const std::string& id) {
   static const std::regex kDeviceId("[a-z][a-z0-9_-]*(:[0-9]+)?");
+  return std::regex_match(id, kDeviceId);
+}
+
+std::string device_id_rule(const std::string& got) {
+  return "must look like 'name' or 'name:index' (e.g. \"vulkan:0\", \"cpu\"), got \"" + got + "\"";
+}
+
+void apply_devices(Config& c, const json& v, const std::string& src) {
   c.devices = get_string_list(v, src, "devices");
   for (size_t i = 0; i < c.devices.size(); ++i)
-    if (!std::regex_match(c.devices[i], kDeviceId))
-      fail(src, "devices[" + std::to_string(i) + "]",
-           "must look like 'name' or 'name:index' (e.g. \"vulkan:0\", \"cpu\"), got \"" +
-               c.devices[i] + "\"");
+    if (!is_device_id(c.devices[i]))
+      fail(src, "devices[" + std::to_string(i) + "]", device_id_rule(c.devices[i]));
 }
 
 void apply_cpu(Config& c, const json& v, const std::string& src) {
@@ -214,6 +221,23 @@ Config load_config(const std::optional<std::string>& explicit_path) {
     c.raw["cpu"]["variant"] = v;
   }
   return c;
+}
+
+void set_devices_from_cli(Config& c, const std::vector<std::string>& flags) {
+  std::vector<std::string> named;
+  for (const std::string& flag : flags) {
+    std::stringstream list(flag);
+    for (std::string id; std::getline(list, id, ',');) {
+      if (!is_device_id(id)) throw ConfigError("--device " + device_id_rule(id));
+      named.push_back(id);
+    }
+  }
+  if (named.empty()) return;
+  const bool cpu_named = std::any_of(named.begin(), named.end(), [](const std::string& id) {
+    return id == "cpu" || id.rfind("cpu:", 0) == 0;
+  });
+  if (!cpu_named) named.push_back("cpu");
+  c.devices = std::move(named);
 }
 
 }  // namespace zen::host

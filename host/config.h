@@ -59,4 +59,9 @@ Config load_config(const std::optional<std::string>& explicit_path);
 // Where load_config looks when nothing is given: $XDG_CONFIG_HOME or ~/.config.
 std::string user_config_path();
 
+// `--device` flags (each "name" or "name:index", commas allowed) replace the config's devices;
+// "cpu" is appended when not named, so the ops those devices refuse still have a device.
+// Throws ConfigError for a malformed id.
+void set_devices_from_cli(Config& c, const std::vector<std::string>& flags);
+
 }  // namespace zen::host

@@ -1,6 +1,7 @@
 #include "graph/partition.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include <zen/plugin.hpp>
@@ -80,18 +81,36 @@ class Tracker {
     TensorId r = g_.storage(src);
     int d = p_.segments[seg].device, from = p_.home[r];
     if (from == d) return touch(r, d, step);
+    const Tensor& t = g_.tensor(r);
+    if (t.flags & ZEN_TENSOR_STATE) note_state_user(r, d);
     if (from == kHostMemory && devices_[d].host_visible()) return;  // used in place
     int& c = copy_of_[r * n_dev_ + d];
     if (c < 0) {
       Segment& s = p_.segments[seg];
       c = static_cast<int>(p_.copies.size());
+      const bool mirror = from == kHostMemory && t.placed();
       p_.copies.push_back(
-          Copy{r, from, d, s.first_step, packed_bytes(g_.tensor(r).type, g_.tensor(r).ne), {}, {}});
+          Copy{r, from, d, s.first_step, packed_bytes(t.type, t.ne), {}, {}, mirror});
       s.copies.push_back(static_cast<size_t>(c));
+      if (mirror) return;  // lives outside the arena for as long as the scheduler does
       define(r, d, s.first_step);
       if (from >= 0) touch(r, from, s.first_step);
     }
-    touch(r, d, step);
+    if (!p_.copies[static_cast<size_t>(c)].mirror) touch(r, d, step);
+  }
+
+  // A state (KV cache) is written in place: with copies on two devices, one device's writes
+  // would never reach the other's reads. Throws naming the state and the devices.
+  void check_states_on_one_device() const {
+    for (const auto& [r, devices] : state_users_) {
+      if (devices.size() < 2) continue;
+      std::string list;
+      for (int d : devices) list += (list.empty() ? "" : " and ") + devices_[d].id;
+      throw Error(ZEN_ERR_UNSUPPORTED,
+                  "state '" + g_.tensor(r).name + "' is used on " + list +
+                      ": every op reading or writing a KV cache must run on one device (list "
+                      "a device that supports all of them first, or only the CPU)");
+    }
   }
 
   // Everything that occupies arena bytes: results and inputs at home, and copies (of weights
@@ -112,6 +131,10 @@ class Tracker {
 
  private:
   Lifetime& slot(TensorId r, int d) { return life_[r * n_dev_ + d]; }
+  void note_state_user(TensorId r, int d) {
+    std::vector<int>& users = state_users_[r];
+    if (std::find(users.begin(), users.end(), d) == users.end()) users.push_back(d);
+  }
 
   const Graph& g_;
   std::span<const DeviceRef> devices_;
@@ -119,6 +142,7 @@ class Tracker {
   size_t n_dev_;
   std::vector<Lifetime> life_;  // per (tensor, device); start -1: not resident there
   std::vector<int> copy_of_;
+  std::map<TensorId, std::vector<int>> state_users_;  // devices reading or writing each state
 };
 
 }  // namespace
@@ -183,6 +207,7 @@ Partition partition(const Graph& g, std::span<const DeviceRef> devices) {
         if (src != kNoTensor) track.read(seg, src, step);
     }
   }
+  track.check_states_on_one_device();
   track.collect(pinned);
   return p;
 }

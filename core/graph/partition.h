@@ -31,6 +31,10 @@ struct Copy {
   int32_t step = 0;  // runs before the segment starting at this step
   uint64_t bytes = 0;
   Location src, dst;  // filled once the arenas exist
+  // A weight or state in host memory going to a device that cannot read host memory: the
+  // scheduler keeps a persistent mirror there (uploaded once, outside the arena) instead of
+  // copying on every compute. A state's mirror is where its writes land.
+  bool mirror = false;
 };
 
 struct Segment {

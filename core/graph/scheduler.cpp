@@ -17,6 +17,59 @@ Scheduler::Scheduler(std::vector<DeviceRef> devices)
 Scheduler::~Scheduler() {
   for (size_t d = 0; d < devices_.size(); ++d)
     if (arenas_[d].buffer) devices_[d].table->buffer_free(devices_[d].dev, arenas_[d].buffer);
+  for (auto& [key, m] : mirrors_)
+    devices_[key.first].table->buffer_free(devices_[key.first].dev, m.buffer);
+}
+
+const Scheduler::Mirror& Scheduler::mirror(int device, const Tensor& t) {
+  const void* host = t.placement.host;
+  const uint64_t bytes = packed_bytes(t.type, t.ne);
+  auto it = mirrors_.find({device, host});
+  if (it != mirrors_.end()) {
+    if (it->second.bytes < bytes)
+      throw Error(ZEN_ERR_INVALID_ARG, "scheduler: '" + t.name + "' (" + std::to_string(bytes) +
+                                           " bytes) overlaps a smaller mirrored leaf at the same "
+                                           "host address");
+    return it->second;
+  }
+  const DeviceRef& dev = devices_[device];
+  Mirror m;
+  m.bytes = bytes;
+  dev.check(dev.table->buffer_alloc(dev.dev, bytes, &m.buffer),
+            "allocating " + std::to_string(bytes) + " bytes for '" + t.name + "'");
+  m.host = dev.host_ptr(m.buffer, 0);
+  // A fresh mirror holds what the host holds (the weight, or the state as initialized).
+  try {
+    write(device, mirror_location(m, 0), host, bytes);
+  } catch (...) {
+    dev.table->buffer_free(dev.dev, m.buffer);
+    throw;
+  }
+  return mirrors_.emplace(std::make_pair(device, host), m).first->second;
+}
+
+const Scheduler::Mirror* Scheduler::find_mirror(int device, const void* host) const {
+  auto it = mirrors_.find({device, host});
+  return it == mirrors_.end() ? nullptr : &it->second;
+}
+
+Location Scheduler::mirror_location(const Mirror& m, uint64_t offset) {
+  return Location{m.buffer, offset, m.host ? static_cast<char*>(m.host) + offset : nullptr};
+}
+
+void Scheduler::read_placed(const void* host, uint64_t offset, void* dst, uint64_t bytes) const {
+  // A state lives on one device (partition() enforces it): the first mirror found is the one.
+  for (size_t d = 0; d < devices_.size(); ++d)
+    if (const Mirror* m = find_mirror(static_cast<int>(d), host))
+      return read(static_cast<int>(d), mirror_location(*m, offset), dst, bytes);
+  std::memcpy(dst, static_cast<const char*>(host) + offset, bytes);
+}
+
+void Scheduler::write_placed(void* host, uint64_t offset, const void* src, uint64_t bytes) const {
+  std::memcpy(static_cast<char*>(host) + offset, src, bytes);
+  for (size_t d = 0; d < devices_.size(); ++d)
+    if (const Mirror* m = find_mirror(static_cast<int>(d), host))
+      write(static_cast<int>(d), mirror_location(*m, offset), src, bytes);
 }
 
 void Scheduler::plan(Graph g) {
@@ -51,6 +104,7 @@ void Scheduler::plan(Graph g) {
 
   uint64_t staging = 0;
   for (Copy& c : part_.copies) {
+    if (c.mirror) mirror(c.to, graph_.tensor(c.tensor));
     c.src = storage_location(c.tensor, c.from);
     c.dst = storage_location(c.tensor, c.to);
     if (!c.src.data && !c.dst.data) staging = std::max(staging, c.bytes);
@@ -86,7 +140,11 @@ Location Scheduler::storage_location(TensorId r, int device) const {
     return Location{a.buffer, off, a.host ? static_cast<char*>(a.host) + off : nullptr};
   }
   const Placement& p = t.placement;
-  if (p.on_host()) return Location{nullptr, 0, p.host};
+  if (p.on_host()) {
+    if (device != kHostMemory && !devices_[device].host_visible())
+      if (const Mirror* m = find_mirror(device, p.host)) return mirror_location(*m, 0);
+    return Location{nullptr, 0, p.host};
+  }
   if (p.on_device())
     return Location{p.buffer, p.offset, devices_[device].host_ptr(p.buffer, p.offset)};
   throw Error(ZEN_ERR_INTERNAL,
@@ -135,7 +193,8 @@ void Scheduler::run_copy(const Copy& c) {
 void Scheduler::compute() {
   if (!planned_) throw Error(ZEN_ERR_INVALID_ARG, "scheduler: compute() before plan()");
   for (const Segment& s : part_.segments) {
-    for (size_t c : s.copies) run_copy(part_.copies[c]);
+    for (size_t c : s.copies)
+      if (!part_.copies[c].mirror) run_copy(part_.copies[c]);
     const DeviceRef& d = devices_[s.device];
     d.check(d.table->compute(d.dev, s.lowered.graph()), "compute");
     d.check(d.table->synchronize(d.dev), "synchronize");

@@ -10,15 +10,21 @@
 // on it; tensors whose lifetimes do not overlap share bytes, views keep their storage alive,
 // outputs and inputs are never shared (inputs keep their values across computes). Weights stay
 // where their Placement says; a weight in plain host memory is read in place by host-visible
-// devices (its lowered tensor then has buffer NULL and data set) and copied to the others on
-// every compute.
+// devices (its lowered tensor then has buffer NULL and data set). A device that cannot read
+// host memory gets a mirror: a buffer of its own holding the weight (uploaded once, at the
+// first plan that needs it, and kept across plans), or the state (KV cache), whose mirror is
+// then the authoritative copy: the ops writing and reading a state must all run on one device
+// (partition() throws otherwise), and host code touching a state's bytes goes through
+// read_placed/write_placed. A placed leaf's host bytes must not change behind the scheduler.
 //
 // This is the synchronous skeleton: each segment is computed and synchronized before the next
 // one's copies. plan() allocates; compute() does not.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graph/device_ref.h"
@@ -58,6 +64,12 @@ class Scheduler {
   // One line: segments, copies and peak bytes per device.
   std::string summary() const;
 
+  // Bytes [offset, offset + bytes) of the placed leaf at host address `host`, wherever they
+  // really are: read from its device mirror if it has one (else from host memory); written to
+  // host memory and every mirror. For host code editing a state in place (KV cache blocks).
+  void read_placed(const void* host, uint64_t offset, void* dst, uint64_t bytes) const;
+  void write_placed(void* host, uint64_t offset, const void* src, uint64_t bytes) const;
+
  private:
   void allocate_arenas();
   Location locate(TensorId t, int device) const;
@@ -77,6 +89,16 @@ class Scheduler {
     void* host = nullptr;
   };
   std::vector<Arena> arenas_;
+  // Persistent device copies of placed host leaves, by (device, host address).
+  struct Mirror {
+    zen_buffer* buffer = nullptr;
+    uint64_t bytes = 0;
+    void* host = nullptr;  // the device's mapping of buffer, if any
+  };
+  std::map<std::pair<int, const void*>, Mirror> mirrors_;
+  const Mirror& mirror(int device, const Tensor& t);
+  const Mirror* find_mirror(int device, const void* host) const;
+  static Location mirror_location(const Mirror& m, uint64_t offset);
   std::vector<unsigned char> staging_;  // device -> device copies where neither side is host
   bool planned_ = false;
 };

@@ -232,8 +232,9 @@ Topology detect_topology(const TopologyOptions& options) {
     // On Linux hwloc's own sysfs backend finds the same PCI devices; the libpciaccess-based
     // "pci" plugin adds nothing here, is slower, and leaks about 1 KiB per topology load
     // (hwloc 2.9 / libpciaccess 0.17, seen with LeakSanitizer).
-    if (hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci") != 0)
-      fail("hwloc_topology_set_components(blacklist pci)", errno);
+    // Only an optimization, so a refusal is ignored: with hwloc's plugins, an OpenCL ICD and
+    // PoCL installed, the second topology load in a process was seen to fail it with EINVAL.
+    (void)hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci");
 #endif
     if (hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0)
       fail("hwloc_topology_set_io_types_filter", errno);

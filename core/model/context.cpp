@@ -54,6 +54,13 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
       sched_(std::move(devices)) {
   params_.n_ctx = kv_.size();
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
+  // On a device that cannot read host memory the cache lives in the scheduler's mirror.
+  kv_.set_row_access({[this](const void* base, uint64_t off, void* dst, uint64_t n) {
+                        sched_.read_placed(base, off, dst, n);
+                      },
+                      [this](void* base, uint64_t off, const void* src, uint64_t n) {
+                        sched_.write_placed(base, off, src, n);
+                      }});
 }
 
 std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {

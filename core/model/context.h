@@ -63,6 +63,8 @@ class Context {
   // Graphs planned so far: batches of one shape (tokens, KV rows, outputs) reuse one plan, so
   // decode steps of a sequence re-plan only when n_kv crosses a padding boundary.
   uint64_t plans() const { return plans_; }
+  // Where the last planned graph runs: segments and nodes per device, copies, arena bytes.
+  std::string placement() const { return sched_.summary(); }
 
   KvCache& kv() { return kv_; }
   const KvCache& kv() const { return kv_; }

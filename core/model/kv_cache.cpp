@@ -167,8 +167,15 @@ void KvCache::copy_cells(int32_t from_block, int32_t to_block, uint32_t n) {
       const uint64_t row = eb * (v ? layers_[il].v_row : layers_[il].k_row);
       auto* base = static_cast<uint8_t*>(data(static_cast<uint32_t>(il), v));
       if (!base || row == 0) continue;
-      std::memcpy(base + row * block_size_ * static_cast<uint64_t>(to_block),
-                  base + row * block_size_ * static_cast<uint64_t>(from_block), row * n);
+      const uint64_t from = row * block_size_ * static_cast<uint64_t>(from_block);
+      const uint64_t to = row * block_size_ * static_cast<uint64_t>(to_block);
+      if (!access_.read) {
+        std::memcpy(base + to, base + from, row * n);
+        continue;
+      }
+      scratch_.resize(row * n);
+      access_.read(base, from, scratch_.data(), row * n);
+      access_.write(base, to, scratch_.data(), row * n);
     }
   }
 }

@@ -10,10 +10,13 @@
 // order, and are reclaimed only when the free list is empty. Design: docs/KV-CACHE.md.
 //
 // The rows live in host memory (the graph's states "cache.k.<il>" / "cache.v.<il>",
-// [row, kv_size]); a device that is not host-visible would need them in its own buffers.
+// [row, kv_size]); when the attention runs on a device that cannot read host memory, the graph
+// scheduler keeps them in that device's buffers (a mirror) and host code moving rows goes
+// through set_row_access.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <span>
@@ -99,6 +102,15 @@ class KvCache {
   using BlockHash = uint64_t (*)(uint64_t parent, std::span<const int32_t> tokens);
   void set_block_hash(BlockHash hash) { hash_ = hash; }
 
+  // How host code reaches the rows when a device holds them (a graph::Scheduler mirror):
+  // read(base, offset, dst, n) and write(base, offset, src, n), base being data(il, v).
+  // Unset: plain host memory.
+  struct RowAccess {
+    std::function<void(const void*, uint64_t, void*, uint64_t)> read;
+    std::function<void(void*, uint64_t, const void*, uint64_t)> write;
+  };
+  void set_row_access(RowAccess access) { access_ = std::move(access); }
+
  private:
   static constexpr int32_t kNone = -1;
   struct Block {
@@ -132,8 +144,10 @@ class KvCache {
   std::vector<std::unique_ptr<void, Free>> k_, v_;
 
   std::vector<Block> blocks_;
-  std::vector<int32_t> free_;  // a min-heap: low blocks first keeps n_kv small
-  std::list<int32_t> lru_;     // published, unreferenced; front = least recently used
+  RowAccess access_;
+  std::vector<uint8_t> scratch_;  // rows in transit when access_ is set
+  std::vector<int32_t> free_;     // a min-heap: low blocks first keeps n_kv small
+  std::list<int32_t> lru_;        // published, unreferenced; front = least recently used
   std::unordered_map<uint64_t, int32_t> published_;  // chain hash -> block
   std::unordered_map<int32_t, Seq> seqs_;
   uint32_t blocks_used_ = 0;

@@ -72,6 +72,8 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
       "threads,t", po::value<unsigned>(), "CPU threads (default: config, else physical cores)")(
       "repetitions,r", po::value<int>()->default_value(3), "timed runs per test")(
       "json", "print one JSON object")("help,h", "show this help");
+  DeviceFlags devices;
+  devices.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || !vm.count("model")) {
     std::cout << "usage: zen-engine bench -m MODEL [-p 512] [-n 128] [-t N] [-r 3] [--json]\n"
@@ -87,6 +89,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   }
   auto host = make_context(global, [&](host::Config& c) {
     if (vm.count("threads")) c.cpu_threads = vm["threads"].as<unsigned>();
+    devices.apply(c);
   });
   model::ContextParams params;
   params.n_ctx = static_cast<uint32_t>(std::max(n_prompt, n_gen) + 32);
@@ -116,6 +119,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
     nlohmann::json j = {{"model", path},
                         {"threads", threads},
                         {"devices", lm.devices_summary()},
+                        {"placement", lm.context().placement()},
                         {"results", nlohmann::json::array()}};
     for (const TestResult& r : results)
       j["results"].push_back({{"test", r.name},
@@ -129,6 +133,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   }
   std::cout << "model: " << path << " (" << lm.file().architecture() << ", "
             << (lm.file().gguf().file_size() >> 20) << " MiB)\ndevices: " << lm.devices_summary()
+            << "\nplacement (last graph): " << lm.context().placement()
             << "\n\n| test   |            t/s |\n|--------|----------------|\n";
   for (const TestResult& r : results) {
     char line[128];

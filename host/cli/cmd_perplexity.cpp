@@ -48,6 +48,8 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
       "threads,t", po::value(&threads), "CPU threads")(
       "logits-out", po::value(&logits_out), "save every position's logits here")("help,h",
                                                                                  "show this help");
+  DeviceFlags devices;
+  devices.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || model.empty() || text_file.empty()) {
     std::cout << "usage: zen-engine perplexity -m MODEL -f TEXT [-c 512] [--chunks N] "
@@ -69,6 +71,7 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
 
   auto host = make_context(global, [&](host::Config& c) {
     if (threads) c.cpu_threads = threads;
+    devices.apply(c);
   });
   model::ContextParams params;
   params.n_ctx = n_ctx;

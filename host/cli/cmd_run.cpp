@@ -62,10 +62,12 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       "chat-template-file", po::value(&o.template_file), "Jinja chat template to use instead")(
       "raw", "no chat template: complete the prompt text as given")(
       "verbose,v", "print the rendered prompt and timings")("help,h", "show this help");
+  DeviceFlags devices;
+  devices.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || o.model.empty()) {
     std::cout << "usage: zen-engine run -m MODEL [-p PROMPT] [-n N] [--temp T] [--top-k K] "
-                 "[--top-p P] [--seed S] [--threads N]\n"
+                 "[--top-p P] [--seed S] [--threads N] [--device ID]\n"
               << desc;
     return vm.count("help") ? 0 : 2;
   }
@@ -76,6 +78,7 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
 
   auto host = make_context(global, [&](host::Config& c) {
     if (threads) c.cpu_threads = threads;
+    devices.apply(c);
   });
   model::ContextParams params;
   params.n_ctx = n_ctx;
@@ -112,6 +115,7 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
     if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", answer}});
     std::fputc('\n', stdout);
     if (o.verbose || !o.has_prompt) print_stats(stats);
+    if (o.verbose) std::fprintf(stderr, "[placement: %s]\n", lm.context().placement().c_str());
   };
 
   if (o.has_prompt) {

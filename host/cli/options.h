@@ -3,10 +3,12 @@
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "commands.h"
+#include "config.h"
 
 namespace zen::cli {
 
@@ -22,6 +24,17 @@ inline po::variables_map parse(const Args& args, const po::options_description& 
   po::notify(vm);
   return vm;
 }
+
+// --device ID (repeatable, or comma-separated), shared by every command that loads a model.
+struct DeviceFlags {
+  std::vector<std::string> values;
+  void add_to(po::options_description& desc) {
+    desc.add_options()("device", po::value(&values)->composing(),
+                       "device to run on, e.g. vulkan:0 or opencl:0 (repeatable, in order of "
+                       "preference; the CPU takes the ops they refuse)");
+  }
+  void apply(host::Config& c) const { host::set_devices_from_cli(c, values); }
+};
 
 enum class Output { text, json, help_shown };
 

@@ -63,6 +63,7 @@ void add_engine_options(po::options_description& desc, EngineOptions& o) {
       "ctx", po::value(&o.ctx), "KV cache tokens per model, shared by its requests (default 8192)")(
       "deterministic", "seeded requests give the same text alone or under load")(
       "threads,t", po::value(&o.threads), "CPU threads");
+  o.devices.add_to(desc);
 }
 
 void note_engine_flags(const po::variables_map& vm, EngineOptions& o) {
@@ -89,6 +90,7 @@ int run_engine(const GlobalOptions& global, const EngineOptions& o, const RunPla
   const std::vector<serving::ModelSpec> specs = model_specs(o);
   auto host = make_context(global, [&](host::Config& c) {
     if (o.threads) c.cpu_threads = o.threads;
+    o.devices.apply(c);
   });
   const host::ServeConfig& sc = host->config.serve;
   const std::vector<serving::FrontendConfig> frontend_configs = plan.frontends(host->config);

@@ -20,9 +20,10 @@ struct EngineOptions {
   unsigned parallel = 0, queue = 0, ctx = 0, threads = 0;
   bool deterministic = false, queue_given = false;
   std::string mcp_config;  // serve --mcp-config: MCP servers whose tools the models may call
+  DeviceFlags devices;
 };
 
-// -m/--model, --alias, --parallel, --queue, --ctx, --deterministic, --threads/-t.
+// -m/--model, --alias, --parallel, --queue, --ctx, --deterministic, --threads/-t, --device.
 void add_engine_options(po::options_description& desc, EngineOptions& o);
 // Reads the flags add_engine_options declared without a value (--deterministic, --queue).
 void note_engine_flags(const po::variables_map& vm, EngineOptions& o);

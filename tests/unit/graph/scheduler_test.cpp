@@ -171,10 +171,93 @@ TEST_F(Pipeline, MemoryPlanHasNoLiveOverlap) {
   graph::Scheduler s({Plugins::get().testdev(), Plugins::get().cpu()});
   s.plan(build());
   expect_no_live_overlap(s.memory());
-  // testdev holds a, m and the copies of h and bias.
+  // testdev holds a, m and the copy of h; bias (a weight in host memory) is mirrored outside
+  // the arena.
   int on_testdev = 0;
   for (const auto& b : s.memory().blocks) on_testdev += b.device == 0;
-  EXPECT_EQ(on_testdev, 4);
+  EXPECT_EQ(on_testdev, 3);
+}
+
+uint64_t testdev_uploaded_bytes() {
+  const graph::DeviceRef& d = Plugins::get().testdev();
+  auto counter =
+      reinterpret_cast<uint64_t (*)()>(d.table->get_proc(d.dev, "zen_testdev_uploaded_bytes"));
+  EXPECT_NE(counter, nullptr);
+  return counter ? counter() : 0;
+}
+
+TEST_F(Pipeline, HostWeightIsUploadedOnceToADeviceThatCannotReadHostMemory) {
+  Nodes n;
+  graph::Scheduler s({Plugins::get().testdev(), Plugins::get().cpu()});
+  const uint64_t before_plan = testdev_uploaded_bytes();
+  s.plan(build(&n));
+  const uint64_t at_plan = testdev_uploaded_bytes() - before_plan;
+  EXPECT_EQ(at_plan, kHidden * sizeof(float)) << "the bias mirror, filled when planned";
+  int mirrors = 0;
+  for (const auto& c : s.partition().copies) mirrors += c.mirror;
+  EXPECT_EQ(mirrors, 1);
+
+  uint64_t per_compute[2];
+  for (uint64_t& bytes : per_compute) {
+    const uint64_t before = testdev_uploaded_bytes();
+    s.set_input("ids", ids_.data(), ids_.size() * sizeof(int32_t));
+    s.compute();
+    bytes = testdev_uploaded_bytes() - before;
+  }
+  // Each compute moves h (cpu -> testdev) and nothing of the weight.
+  EXPECT_EQ(per_compute[0], kHidden * kTokens * sizeof(float));
+  EXPECT_EQ(per_compute[1], per_compute[0]);
+
+  // A second plan of the same graph reuses the mirror.
+  const uint64_t before_replan = testdev_uploaded_bytes();
+  s.plan(build());
+  EXPECT_EQ(testdev_uploaded_bytes(), before_replan);
+}
+
+// A state (KV cache) used only by testdev lives in its mirror: host code reads and writes it
+// through read_placed/write_placed, and a compute sees what was written.
+TEST(Scheduler, StateOnADeviceIsReachedThroughItsMirror) {
+  ZEN_REQUIRE_DEVICES();
+  std::vector<float> state(8, 1.0f), x(8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  Graph g;
+  TensorId s = g.state("cache", ZEN_TYPE_F32, V{8}, {state.data(), "", nullptr, 0});
+  TensorId in = g.input("x", ZEN_TYPE_F32, V{8});
+  g.output(g.op(ZEN_OP_ADD, T{in, s}), "y");
+  graph::Scheduler sched({Plugins::get().testdev(), Plugins::get().cpu()});
+  sched.plan(std::move(g));
+  ASSERT_EQ(sched.device_of(sched.graph().find("y")), 0);
+
+  const std::vector<float> written{10, 20, 30, 40};
+  sched.write_placed(state.data(), 2 * sizeof(float), written.data(), 4 * sizeof(float));
+  std::vector<float> back(4);
+  sched.read_placed(state.data(), 2 * sizeof(float), back.data(), 4 * sizeof(float));
+  EXPECT_EQ(back, written);
+  sched.set_input("x", x.data(), x.size() * sizeof(float));
+  sched.compute();
+  std::vector<float> y(8);
+  sched.get_output("y", y.data(), y.size() * sizeof(float));
+  EXPECT_EQ(y, (std::vector<float>{1, 2, 12, 23, 34, 45, 7, 8}));
+}
+
+TEST(Scheduler, StateUsedOnTwoDevicesIsRefusedNamingBoth) {
+  ZEN_REQUIRE_DEVICES();
+  std::vector<float> state(8, 1.0f);
+  Graph g;
+  TensorId s = g.state("cache.k.0", ZEN_TYPE_F32, V{8}, {state.data(), "", nullptr, 0});
+  TensorId in = g.input("x", ZEN_TYPE_F32, V{8});
+  TensorId sum = g.op(ZEN_OP_ADD, T{in, s});                // testdev
+  g.output(g.op(ZEN_OP_RMS_NORM, T{s}, eps_param()), "n");  // cpu only
+  g.output(sum, "y");
+  graph::Scheduler sched({Plugins::get().testdev(), Plugins::get().cpu()});
+  try {
+    sched.plan(std::move(g));
+    FAIL() << "planned a state used on two devices";
+  } catch (const zen::Error& e) {
+    EXPECT_EQ(e.status, ZEN_ERR_UNSUPPORTED);
+    EXPECT_NE(e.message.find("'cache.k.0' is used on testdev:0 and cpu"), std::string::npos)
+        << e.message;
+  }
 }
 
 TEST(Scheduler, LongChainReusesMemory) {
