@@ -1,0 +1,51 @@
+// Shared definitions of every kernel. Files are concatenated in name order into one program,
+// so this one comes first.
+//
+// A tensor crosses into a kernel as four arguments: its buffer, the byte offset of its first
+// element in that buffer, ne and nb (the graph's shape and byte strides). Kernels index through
+// nb, so views (permuted, sliced KV cache) work without copies.
+#define TENSOR(n) global uchar *n##_b, ulong n##_o, long4 n##_ne, long4 n##_nb
+#define BASE(n) (n##_b + n##_o)
+
+// zen_type ids (sdk/include/zen/types.h).
+#define T_F32 0
+#define T_F16 1
+#define T_Q4_0 2
+#define T_Q4_1 3
+#define T_Q5_0 6
+#define T_Q5_1 7
+#define T_Q8_0 8
+#define T_Q4_K 12
+#define T_Q5_K 13
+#define T_Q6_K 14
+#define T_I32 26
+
+// Half values are read as raw 16 bits with vload_half (core OpenCL): cl_khr_fp16 is not needed.
+inline float ld_half(global const uchar* p) { return vload_half(0, (global const half*)p); }
+
+inline float load_f(global const uchar* p, int type) {
+  return type == T_F16 ? ld_half(p) : *(global const float*)p;
+}
+
+inline void store_f(global uchar* p, float v, int type) {
+  if (type == T_F16)
+    vstore_half_rte(v, 0, (global half*)p);
+  else
+    *(global float*)p = v;
+}
+
+inline long at4(long4 nb, long i0, long i1, long i2, long i3) {
+  return i0 * nb.s0 + i1 * nb.s1 + i2 * nb.s2 + i3 * nb.s3;
+}
+
+// Linear index e of a [ne] tensor as (i0, i1, i2, i3), ne0 fastest.
+inline long4 unravel(long e, long4 ne) {
+  long4 i;
+  i.s0 = e % ne.s0;
+  e /= ne.s0;
+  i.s1 = e % ne.s1;
+  e /= ne.s1;
+  i.s2 = e % ne.s2;
+  i.s3 = e / ne.s2;
+  return i;
+}

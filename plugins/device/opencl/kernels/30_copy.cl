@@ -1,0 +1,74 @@
+// Data movement: cpy (convert and gather), get_rows, set_rows, concat.
+
+// dst (same shape as a) = a converted; types F32, F16 or I32 (I32 only to I32: raw copy).
+kernel void k_cpy(TENSOR(d), TENSOR(a), int dtype, int stype) {
+  const long4 i = unravel(get_global_id(0), d_ne);
+  global const uchar* s = BASE(a) + at4(a_nb, i.s0, i.s1, i.s2, i.s3);
+  global uchar* o = BASE(d) + at4(d_nb, i.s0, i.s1, i.s2, i.s3);
+  if (dtype == stype) {
+    if (dtype == T_F16)
+      *(global ushort*)o = *(global const ushort*)s;
+    else
+      *(global uint*)o = *(global const uint*)s;
+  } else {
+    store_f(o, load_f(s, stype), dtype);
+  }
+}
+
+// dst F32 [K, N, B2, B3] = rows ids[n, b2, b3] of the F32/F16 table [K, R, B2, B3]. An id
+// outside the table gives zeros (never a read outside it).
+kernel void k_get_rows(TENSOR(d), TENSOR(t), TENSOR(ids), int ttype) {
+  const long4 i = unravel(get_global_id(0), d_ne);
+  const int id = *(global const int*)(BASE(ids) + at4(ids_nb, i.s1, i.s2, i.s3, 0));
+  float v = 0.0f;
+  if (id >= 0 && id < t_ne.s1) v = load_f(BASE(t) + at4(t_nb, i.s0, id, i.s2, i.s3), ttype);
+  *(global float*)(BASE(d) + at4(d_nb, i.s0, i.s1, i.s2, i.s3)) = v;
+}
+
+// The same from a quantized table: one work-item per (block, output row).
+kernel void k_get_rows_q(TENSOR(d), TENSOR(t), TENSOR(ids), int ttype) {
+  const int bs = blk_size(ttype);
+  const long nblk = d_ne.s0 / bs;
+  const long e = get_global_id(0);
+  const long blk = e % nblk;
+  const long4 i = unravel(e / nblk, (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));  // (n, b2, b3)
+  const int id = *(global const int*)(BASE(ids) + at4(ids_nb, i.s0, i.s1, i.s2, 0));
+  float y[256];
+  if (id >= 0 && id < t_ne.s1)
+    dq_block(ttype, BASE(t) + at4(t_nb, blk, id, i.s1, i.s2), y);
+  else
+    for (int j = 0; j < bs; ++j) y[j] = 0.0f;
+  for (int j = 0; j < bs; ++j)
+    *(global float*)(BASE(d) + at4(d_nb, blk * bs + j, i.s0, i.s1, i.s2)) = y[j];
+}
+
+// Row n of r (F32 [K, N]) is written, converted, into row ids[n] of d (F32 or F16 [K, R]).
+// One work-item per element of r; ids are distinct, so no two items write the same place.
+kernel void k_set_rows(TENSOR(d), TENSOR(r), TENSOR(ids), int dtype) {
+  const long e = get_global_id(0);
+  const long k = e % r_ne.s0, n = e / r_ne.s0;
+  const int id = *(global const int*)(BASE(ids) + n * ids_nb.s0);
+  if (id < 0 || id >= d_ne.s1) return;
+  const float v = *(global const float*)(BASE(r) + at4(r_nb, k, n, 0, 0));
+  store_f(BASE(d) + at4(d_nb, k, id, 0, 0), v, dtype);
+}
+
+// dst = a and b joined along dim; esize 2 or 4 bytes per element (raw copy).
+kernel void k_concat(TENSOR(d), TENSOR(a), TENSOR(b), int dim, int esize) {
+  long4 i = unravel(get_global_id(0), d_ne);
+  global uchar* o = BASE(d) + at4(d_nb, i.s0, i.s1, i.s2, i.s3);
+  const long na = dim == 0 ? a_ne.s0 : dim == 1 ? a_ne.s1 : dim == 2 ? a_ne.s2 : a_ne.s3;
+  const long id = dim == 0 ? i.s0 : dim == 1 ? i.s1 : dim == 2 ? i.s2 : i.s3;
+  global const uchar* s;
+  if (id < na) {
+    s = BASE(a) + at4(a_nb, i.s0, i.s1, i.s2, i.s3);
+  } else {
+    const long4 shift = (long4)((long)(dim == 0), (long)(dim == 1), (long)(dim == 2), (long)(dim == 3)) * na;
+    i -= shift;
+    s = BASE(b) + at4(b_nb, i.s0, i.s1, i.s2, i.s3);
+  }
+  if (esize == 2)
+    *(global ushort*)o = *(global const ushort*)s;
+  else
+    *(global uint*)o = *(global const uint*)s;
+}

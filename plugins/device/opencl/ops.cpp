@@ -1,0 +1,376 @@
+#include "ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <string>
+
+#include <zen/plugin.hpp>
+
+namespace zen_opencl {
+namespace {
+
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, I32 = ZEN_TYPE_I32;
+constexpr uint32_t kNone = 0xffffffffu;  // an absent source's "type"
+constexpr int64_t kMaxHeadDim = 256;     // ATTN_MAX_D in kernels/80_attention.cl
+
+// Block size of the quantized formats the kernels decode (kernels/10_quant.cl), or 0.
+int64_t quant_block(uint32_t type) {
+  switch (type) {
+    case ZEN_TYPE_Q4_0:
+    case ZEN_TYPE_Q4_1:
+    case ZEN_TYPE_Q5_0:
+    case ZEN_TYPE_Q5_1:
+    case ZEN_TYPE_Q8_0:
+      return 32;
+    case ZEN_TYPE_Q4_K:
+    case ZEN_TYPE_Q5_K:
+    case ZEN_TYPE_Q6_K:
+      return 256;
+    default:
+      return 0;
+  }
+}
+
+bool is_float(uint32_t t) { return t == F32 || t == F16; }
+bool in(uint32_t t, std::initializer_list<uint32_t> set) {
+  return std::find(set.begin(), set.end(), t) != set.end();
+}
+
+const zen_tensor* src(const zen_graph& g, const zen_tensor& t, int i) {
+  const int32_t s = t.src[i];
+  return s >= 0 && static_cast<uint32_t>(s) < g.n_tensors ? zen_graph_tensor(&g, s) : nullptr;
+}
+uint32_t type_of(const zen_tensor* t) { return t ? t->type : kNone; }
+
+// Weights the matmul kernels take: float or a decoded block format whose blocks tile K.
+bool weight_ok(const zen_tensor& a) {
+  if (is_float(a.type)) return true;
+  const int64_t bs = quant_block(a.type);
+  return bs > 0 && a.ne[0] % bs == 0;
+}
+
+bool supported(const zen_graph& g, const zen_tensor& t) {
+  const zen_tensor *s0 = src(g, t, 0), *s1 = src(g, t, 1), *s2 = src(g, t, 2), *s3 = src(g, t, 3);
+  const uint32_t d = t.type, a = type_of(s0), b = type_of(s1), c = type_of(s2);
+  switch (t.op) {
+    case ZEN_OP_NONE:
+    case ZEN_OP_VIEW:
+      return true;
+    case ZEN_OP_GET_ROWS:
+      return d == F32 && b == I32 &&
+             (is_float(a) || (quant_block(a) && s0->ne[0] % quant_block(a) == 0));
+    case ZEN_OP_MATMUL:
+      return d == F32 && b == F32 && s0 && weight_ok(*s0) && s0->ne[2] > 0 && s0->ne[3] > 0 &&
+             s1->ne[2] % s0->ne[2] == 0 && s1->ne[3] % s0->ne[3] == 0;
+    case ZEN_OP_MATMUL_ID:
+      return d == F32 && b == F32 && c == I32 && s0 && weight_ok(*s0);
+    case ZEN_OP_ADD:
+    case ZEN_OP_MUL:
+      return d == F32 && a == F32 && b == F32;
+    case ZEN_OP_SCALE:
+    case ZEN_OP_SILU:
+    case ZEN_OP_GELU:
+    case ZEN_OP_RMS_NORM:
+      return is_float(d) && a == d && !s1;
+    case ZEN_OP_GLU:
+      return is_float(d) && a == d && b == d;
+    case ZEN_OP_SOFTMAX:
+      return d == F32 && is_float(a) && (!s1 || is_float(b));
+    case ZEN_OP_ROPE: {
+      const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
+      return is_float(d) && a == d && b == I32 && (c == kNone || c == F32) &&
+             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) && n_dims > 0 && n_dims % 2 == 0 &&
+             n_dims <= s0->ne[0];
+    }
+    case ZEN_OP_ATTENTION:
+      return d == F32 && is_float(a) && is_float(b) && is_float(c) && (!s3 || is_float(s3->type)) &&
+             s0->ne[0] <= kMaxHeadDim && s2->ne[0] <= kMaxHeadDim && s1->ne[2] > 0 &&
+             s0->ne[2] % s1->ne[2] == 0;
+    case ZEN_OP_ARGSORT:
+    case ZEN_OP_TOP_K:
+      return d == I32 && is_float(a);
+    case ZEN_OP_CPY:
+      return (is_float(d) && is_float(a)) || (d == I32 && a == I32);
+    case ZEN_OP_SET_ROWS:
+      return is_float(d) && a == d && b == F32 && c == I32;
+    case ZEN_OP_CONCAT:
+      return in(d, {F32, F16, I32}) && a == d && b == d && !s2 && t.params[0] >= 0 &&
+             t.params[0] < ZEN_MAX_DIMS;
+    default:
+      return false;
+  }
+}
+
+// Sets a kernel's arguments in order and launches it over n work-items.
+class Launch {
+ public:
+  Launch(const LaunchContext& c, const char* kernel) : c_(c), name_(kernel) {
+    const auto it = c.kernels->find(kernel);
+    if (it == c.kernels->end())
+      throw zen::Error(ZEN_ERR_INTERNAL,
+                       std::string("opencl: kernel ") + kernel + " missing from the program");
+    k_ = it->second;
+  }
+  // A tensor: buffer, byte offset, ne, nb (TENSOR() in kernels/00_common.cl); nullptr binds
+  // the dummy buffer.
+  Launch& tensor(const zen_tensor* t) {
+    cl_mem mem = c_.dummy;
+    cl_ulong off = 0;
+    cl_long4 ne{{1, 1, 1, 1}}, nb{{0, 0, 0, 0}};
+    if (t) {
+      if (!t->buffer)
+        throw zen::Error(ZEN_ERR_INVALID_ARG, std::string("opencl: tensor '") +
+                                                  (t->name ? t->name : "") + "' has no buffer");
+      mem = reinterpret_cast<const Buffer*>(t->buffer)->mem;
+      off = t->offset;
+      for (int i = 0; i < 4; ++i) {
+        ne.s[i] = t->ne[i];
+        nb.s[i] = static_cast<cl_long>(t->nb[i]);
+      }
+    }
+    arg(sizeof mem, &mem);
+    arg(sizeof off, &off);
+    arg(sizeof ne, &ne);
+    return arg(sizeof nb, &nb);
+  }
+  Launch& i32(int32_t v) {
+    const cl_int x = v;
+    return arg(sizeof x, &x);
+  }
+  Launch& f32(float v) {
+    const cl_float x = v;
+    return arg(sizeof x, &x);
+  }
+  void run(int64_t n) {
+    if (n <= 0) return;
+    const size_t global = static_cast<size_t>(n);
+    const cl_int err =
+        clEnqueueNDRangeKernel(c_.queue, k_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clEnqueueNDRangeKernel", err) + " (" + name_ +
+                                             ", " + std::to_string(n) + " work-items)");
+  }
+
+ private:
+  Launch& arg(size_t size, const void* v) {
+    const cl_int err = clSetKernelArg(k_, idx_, size, v);
+    if (err != CL_SUCCESS)
+      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clSetKernelArg", err) + " (" + name_ +
+                                             ", argument " + std::to_string(idx_) + ")");
+    ++idx_;
+    return *this;
+  }
+
+  const LaunchContext& c_;
+  const char* name_;
+  cl_kernel k_ = nullptr;
+  cl_uint idx_ = 0;
+};
+
+int64_t elems(const zen_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]; }
+int64_t rows(const zen_tensor& t) { return t.ne[1] * t.ne[2] * t.ne[3]; }
+int32_t ti(uint32_t type) { return static_cast<int32_t>(type); }
+
+// The pair index where n_rot full rotations fit into the original context (YaRN).
+double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base) {
+  return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
+}
+
+void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
+  const int32_t n_dims = t.params[ZEN_ROPE_N_DIMS];
+  const double base = zen_param_f32(&t, ZEN_ROPE_FREQ_BASE);
+  const double freq_scale = zen_param_f32(&t, ZEN_ROPE_FREQ_SCALE);
+  const double ext = zen_param_f32(&t, ZEN_ROPE_EXT_FACTOR);
+  double mscale = zen_param_f32(&t, ZEN_ROPE_ATTN_FACTOR), lo = 0, hi = 0;
+  if (ext != 0.0) {  // as the CPU device: the ramp bounds and magnitude in double
+    const double ctx = t.params[ZEN_ROPE_CTX_ORIG], nd = n_dims;
+    lo = std::max(0.0,
+                  std::floor(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_FAST), base)));
+    hi = std::min(nd - 1.0,
+                  std::ceil(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_SLOW), base)));
+    mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
+  }
+  Launch(c, "k_rope")
+      .tensor(&t)
+      .tensor(s[0])
+      .tensor(s[1])
+      .tensor(s[2])
+      .i32(s[2] != nullptr)
+      .i32(n_dims)
+      .i32(t.params[ZEN_ROPE_MODE] == ZEN_ROPE_NEOX)
+      .f32(static_cast<float>(base))
+      .f32(static_cast<float>(freq_scale))
+      .f32(static_cast<float>(ext))
+      .f32(static_cast<float>(mscale))
+      .f32(static_cast<float>(lo))
+      .f32(static_cast<float>(hi))
+      .i32(ti(t.type))
+      .run(rows(t) * (n_dims / 2 + (t.ne[0] - n_dims)));
+}
+
+void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
+  const zen_tensor &q = *s[0], *mask = s[3];
+  Launch(c, "k_attention")
+      .tensor(&t)
+      .tensor(s[0])
+      .tensor(s[1])
+      .tensor(s[2])
+      .tensor(mask)
+      .i32(ti(q.type))
+      .i32(ti(s[1]->type))
+      .i32(ti(s[2]->type))
+      .i32(mask != nullptr)
+      .i32(mask ? ti(mask->type) : 0)
+      .f32(zen_param_f32(&t, ZEN_ATTN_SCALE))
+      .f32(zen_param_f32(&t, ZEN_ATTN_SOFTCAP))
+      .i32(t.params[ZEN_ATTN_CAUSAL])
+      .i32(t.params[ZEN_ATTN_WINDOW])
+      .i32(t.params[ZEN_ATTN_POS0])
+      .run(q.ne[1] * q.ne[2] * q.ne[3]);
+}
+
+}  // namespace
+
+bool op_supported(const zen_graph& g, int32_t node) {
+  if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return false;
+  return supported(g, *zen_graph_tensor(&g, node));
+}
+
+void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
+  if (!op_supported(g, node))
+    throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for node " + std::to_string(node));
+  const zen_tensor& t = *zen_graph_tensor(&g, node);
+  const zen_tensor* s[ZEN_MAX_SRC];
+  for (int i = 0; i < ZEN_MAX_SRC; ++i) s[i] = src(g, t, i);
+  switch (t.op) {
+    case ZEN_OP_NONE:
+    case ZEN_OP_VIEW:
+      return;
+    case ZEN_OP_GET_ROWS:
+      if (quant_block(s[0]->type)) {
+        Launch(c, "k_get_rows_q")
+            .tensor(&t)
+            .tensor(s[0])
+            .tensor(s[1])
+            .i32(ti(s[0]->type))
+            .run(rows(t) * (t.ne[0] / quant_block(s[0]->type)));
+      } else {
+        Launch(c, "k_get_rows")
+            .tensor(&t)
+            .tensor(s[0])
+            .tensor(s[1])
+            .i32(ti(s[0]->type))
+            .run(elems(t));
+      }
+      return;
+    case ZEN_OP_MATMUL:
+      Launch(c, "k_matmul")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(ti(s[0]->type))
+          .run(t.ne[0] * ((t.ne[1] + 3) / 4) * t.ne[2] * t.ne[3]);  // MM_COLS = 4
+      return;
+    case ZEN_OP_MATMUL_ID:
+      Launch(c, "k_matmul_id")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .tensor(s[2])
+          .i32(ti(s[0]->type))
+          .run(t.ne[0] * t.ne[1] * t.ne[2]);
+      return;
+    case ZEN_OP_ADD:
+    case ZEN_OP_MUL:
+      Launch(c, "k_binary")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(t.op == ZEN_OP_MUL)
+          .run(elems(t));
+      return;
+    case ZEN_OP_SCALE:
+    case ZEN_OP_SILU:
+    case ZEN_OP_GELU: {
+      // U_SCALE 0, U_SILU 1, U_GELU_TANH 2, U_GELU_ERF 3 (kernels/20_elementwise.cl)
+      const int op = t.op == ZEN_OP_SCALE ? 0 : t.op == ZEN_OP_SILU ? 1 : t.params[0] == 0 ? 2 : 3;
+      const bool sc = t.op == ZEN_OP_SCALE;
+      Launch(c, "k_unary")
+          .tensor(&t)
+          .tensor(s[0])
+          .i32(op)
+          .f32(sc ? zen_param_f32(&t, 0) : 0.0f)
+          .f32(sc ? zen_param_f32(&t, 1) : 0.0f)
+          .i32(ti(t.type))
+          .run(elems(t));
+      return;
+    }
+    case ZEN_OP_GLU:
+      Launch(c, "k_glu")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(t.params[0])
+          .i32(ti(t.type))
+          .run(elems(t));
+      return;
+    case ZEN_OP_RMS_NORM:
+      Launch(c, "k_rms_norm")
+          .tensor(&t)
+          .tensor(s[0])
+          .f32(zen_param_f32(&t, 0))
+          .i32(ti(t.type))
+          .run(rows(t));
+      return;
+    case ZEN_OP_SOFTMAX:
+      Launch(c, "k_softmax")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(ti(s[0]->type))
+          .i32(s[1] != nullptr)
+          .i32(s[1] ? ti(s[1]->type) : 0)
+          .f32(zen_param_f32(&t, 0))
+          .run(rows(t));
+      return;
+    case ZEN_OP_ROPE:
+      return rope(c, t, s);
+    case ZEN_OP_ATTENTION:
+      return attention(c, t, s);
+    case ZEN_OP_ARGSORT:
+    case ZEN_OP_TOP_K:
+      // argsort params[0]: 1 = descending; top_k is the k largest, largest first.
+      Launch(c, "k_sort")
+          .tensor(&t)
+          .tensor(s[0])
+          .i32(t.op == ZEN_OP_TOP_K ? 1 : t.params[0] == 1)
+          .i32(ti(s[0]->type))
+          .run(elems(*s[0]));
+      return;
+    case ZEN_OP_CPY:
+      Launch(c, "k_cpy").tensor(&t).tensor(s[0]).i32(ti(t.type)).i32(ti(s[0]->type)).run(elems(t));
+      return;
+    case ZEN_OP_SET_ROWS:
+      Launch(c, "k_set_rows")
+          .tensor(&t)
+          .tensor(s[1])
+          .tensor(s[2])
+          .i32(ti(t.type))
+          .run(s[1]->ne[0] * s[1]->ne[1]);
+      return;
+    case ZEN_OP_CONCAT:
+      Launch(c, "k_concat")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(t.params[0])
+          .i32(t.type == F16 ? 2 : 4)
+          .run(elems(t));
+      return;
+    default:
+      throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for op " + std::to_string(t.op));
+  }
+}
+
+}  // namespace zen_opencl

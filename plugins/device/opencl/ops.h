@@ -1,0 +1,33 @@
+// The ops this device computes: what it accepts (supports_op) and how each node becomes one
+// kernel launch. Kernel semantics follow the CPU device (plugins/device/cpu/kernels_*.cpp);
+// anything not listed in ops.cpp is refused, so the scheduler puts it on another device.
+#pragma once
+
+#include <zen/graph.h>
+
+#include <map>
+#include <string>
+
+#include "cl_api.h"
+
+namespace zen_opencl {
+
+// What an enqueue needs from the device.
+struct LaunchContext {
+  cl_command_queue queue;
+  const std::map<std::string, cl_kernel>* kernels;
+  cl_mem dummy;  // for absent optional sources
+};
+
+bool op_supported(const zen_graph& g, int32_t node);
+
+// Enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the failing call.
+void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
+
+// A zen_buffer* of this plugin.
+struct Buffer {
+  cl_mem mem;
+  uint64_t size;
+};
+
+}  // namespace zen_opencl
