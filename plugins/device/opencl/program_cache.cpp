@@ -187,11 +187,11 @@ BuiltProgram build_program(cl_context ctx, cl_platform_id platform, cl_device_id
     throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clBuildProgram", err) + ": " + log);
   }
   out.program = prog;
-  out.millis = elapsed();
   if (!out.cache_file.empty()) {
     const std::vector<unsigned char> bin = program_binary(prog);
     if (!bin.empty()) write_cached(out.cache_file, identity, bin);
   }
+  out.millis = elapsed();
   return out;
 }
 

@@ -22,7 +22,9 @@ inline float act(int op, float x, float p0, float p1) {
     case U_SILU:
       return x / (1.0f + exp(-x));
     case U_GELU_TANH:
-      return 0.5f * x * (1.0f + tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+      // 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)): no cancellation where tanh(u) is near -1
+      // (a 1-ulp tanh error there would be all of the result).
+      return x / (1.0f + exp(-1.5957691216057308f * (x + 0.044715f * x * x * x)));
     default:
       return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
   }
