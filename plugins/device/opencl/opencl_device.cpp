@@ -49,6 +49,10 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     cl_check(err, "clCreateCommandQueue");
     dummy_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, 64, nullptr, &err);
     cl_check(err, "clCreateBuffer");
+    const cl_int zero = 0;
+    errors_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                             const_cast<cl_int*>(&zero), &err);
+    cl_check(err, "clCreateBuffer");
     // Angles of rope want double precision where the device has it (kernels/50_rope.cl).
     std::string options = "-cl-std=CL1.2";
     if (device_has_extension(device_, "cl_khr_fp64")) options += " -DZEN_FP64";
@@ -82,10 +86,12 @@ void OpenClDevice::release() {
   kernels_.clear();
   if (program_) clReleaseProgram(program_);
   if (dummy_) clReleaseMemObject(dummy_);
+  if (errors_) clReleaseMemObject(errors_);
   if (queue_) clReleaseCommandQueue(queue_);
   if (ctx_) clReleaseContext(ctx_);
   program_ = nullptr;
   dummy_ = nullptr;
+  errors_ = nullptr;
   queue_ = nullptr;
   ctx_ = nullptr;
 }
@@ -126,12 +132,27 @@ void OpenClDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t byt
 }
 
 void OpenClDevice::compute(const zen_graph& g) {
-  const LaunchContext c{queue_, &kernels_, dummy_};
+  const LaunchContext c{queue_, &kernels_, dummy_, errors_};
   for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
   // Submit now so the device starts while the host prepares the next step.
   cl_check(clFlush(queue_), "clFlush");
 }
 
-void OpenClDevice::synchronize() { cl_check(clFinish(queue_), "clFinish"); }
+// Waits for the queue, then reports what a kernel flagged (the flag is cleared for the next
+// graph): the blocking read is ordered after every kernel enqueued so far.
+void OpenClDevice::synchronize() {
+  cl_int flag = 0;
+  cl_check(
+      clEnqueueReadBuffer(queue_, errors_, CL_TRUE, 0, sizeof flag, &flag, 0, nullptr, nullptr),
+      "clEnqueueReadBuffer");
+  if (flag == 0) return;
+  const cl_int zero = 0;
+  cl_check(
+      clEnqueueWriteBuffer(queue_, errors_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+      "clEnqueueWriteBuffer");
+  throw zen::Error(ZEN_ERR_INVALID_ARG,
+                   "opencl: get_rows/set_rows: a row id is outside the table (rows with a bad id "
+                   "were not read or written)");
+}
 
 }  // namespace zen_opencl

@@ -38,7 +38,8 @@ class OpenClDevice final : public zen::Device {
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
-  cl_mem dummy_ = nullptr;  // bound to absent optional sources (no mask, no freq factors)
+  cl_mem dummy_ = nullptr;   // bound to absent optional sources (no mask, no freq factors)
+  cl_mem errors_ = nullptr;  // kernels' error flag (ops.h), checked by synchronize()
   std::map<std::string, cl_kernel> kernels_;
 };
 

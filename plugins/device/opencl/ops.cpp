@@ -10,7 +10,7 @@
 namespace zen_opencl {
 namespace {
 
-constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, I32 = ZEN_TYPE_I32;
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
 constexpr uint32_t kNone = 0xffffffffu;  // an absent source's "type"
 constexpr int64_t kMaxHeadDim = 256;     // ATTN_MAX_D in kernels/80_attention.cl
 
@@ -33,6 +33,7 @@ int64_t quant_block(uint32_t type) {
 }
 
 bool is_float(uint32_t t) { return t == F32 || t == F16; }
+bool is_real(uint32_t t) { return t == F32 || t == F16 || t == BF16; }  // load_f/store_f types
 bool in(uint32_t t, std::initializer_list<uint32_t> set) {
   return std::find(set.begin(), set.end(), t) != set.end();
 }
@@ -43,11 +44,31 @@ const zen_tensor* src(const zen_graph& g, const zen_tensor& t, int i) {
 }
 uint32_t type_of(const zen_tensor* t) { return t ? t->type : kNone; }
 
+// Attention K / V: float rows, or Q8_0 rows of whole blocks (load_elem in 00_common.cl).
+bool kv_ok(const zen_tensor& t) {
+  return is_real(t.type) || (t.type == ZEN_TYPE_Q8_0 && t.ne[0] % 32 == 0);
+}
+
 // Weights the matmul kernels take: float or a decoded block format whose blocks tile K.
 bool weight_ok(const zen_tensor& a) {
-  if (is_float(a.type)) return true;
+  if (is_real(a.type)) return true;
   const int64_t bs = quant_block(a.type);
   return bs > 0 && a.ne[0] % bs == 0;
+}
+
+// Does a set_rows into `dst` write persistent state (a KV cache)? The scheduler keeps state in
+// host memory and gives a device that is not host-visible (this one) a copy for the graph, with
+// no copy back: the rows written here would be lost after the graph. Such writes are left to
+// the host-visible CPU device; the attention reading the cache still runs here on the copy.
+bool writes_host_state(const zen_graph& g, const zen_tensor* dst) {
+  for (int hops = 0; dst && hops < 16; ++hops) {
+    if (dst->flags & ZEN_TENSOR_STATE) return true;
+    const int32_t next = dst->op == ZEN_OP_VIEW ? dst->view_src : dst->src[0];
+    if (dst->op != ZEN_OP_VIEW && dst->op != ZEN_OP_SET_ROWS) return false;
+    dst = next >= 0 && static_cast<uint32_t>(next) < g.n_tensors ? zen_graph_tensor(&g, next)
+                                                                 : nullptr;
+  }
+  return false;
 }
 
 bool supported(const zen_graph& g, const zen_tensor& t) {
@@ -59,7 +80,7 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
       return true;
     case ZEN_OP_GET_ROWS:
       return d == F32 && b == I32 &&
-             (is_float(a) || (quant_block(a) && s0->ne[0] % quant_block(a) == 0));
+             (is_real(a) || (quant_block(a) && s0->ne[0] % quant_block(a) == 0));
     case ZEN_OP_MATMUL:
       return d == F32 && b == F32 && s0 && weight_ok(*s0) && s0->ne[2] > 0 && s0->ne[3] > 0 &&
              s1->ne[2] % s0->ne[2] == 0 && s1->ne[3] % s0->ne[3] == 0;
@@ -72,30 +93,31 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
     case ZEN_OP_SILU:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
-      return is_float(d) && a == d && !s1;
+    case ZEN_OP_LAYER_NORM:
+      return is_real(d) && a == d && !s1;
     case ZEN_OP_GLU:
-      return is_float(d) && a == d && b == d;
+      return is_real(d) && a == d && b == d;
     case ZEN_OP_SOFTMAX:
       return d == F32 && is_float(a) && (!s1 || is_float(b));
     case ZEN_OP_ROPE: {
       const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
-      return is_float(d) && a == d && b == I32 && (c == kNone || c == F32) &&
+      return is_real(d) && a == d && b == I32 && (c == kNone || c == F32) &&
              (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) && n_dims > 0 && n_dims % 2 == 0 &&
              n_dims <= s0->ne[0];
     }
     case ZEN_OP_ATTENTION:
-      return d == F32 && is_float(a) && is_float(b) && is_float(c) && (!s3 || is_float(s3->type)) &&
-             s0->ne[0] <= kMaxHeadDim && s2->ne[0] <= kMaxHeadDim && s1->ne[2] > 0 &&
-             s0->ne[2] % s1->ne[2] == 0;
+      return d == F32 && is_real(a) && s1 && kv_ok(*s1) && s2 && kv_ok(*s2) &&
+             (!s3 || is_float(s3->type)) && s0->ne[0] <= kMaxHeadDim && s2->ne[0] <= kMaxHeadDim &&
+             s1->ne[2] > 0 && s0->ne[2] % s1->ne[2] == 0;
     case ZEN_OP_ARGSORT:
     case ZEN_OP_TOP_K:
-      return d == I32 && is_float(a);
+      return d == I32 && is_real(a);
     case ZEN_OP_CPY:
-      return (is_float(d) && is_float(a)) || (d == I32 && a == I32);
+      return (is_real(d) && is_real(a)) || (d == I32 && a == I32);
     case ZEN_OP_SET_ROWS:
-      return is_float(d) && a == d && b == F32 && c == I32;
+      return is_real(d) && a == d && b == F32 && c == I32 && !writes_host_state(g, s0);
     case ZEN_OP_CONCAT:
-      return in(d, {F32, F16, I32}) && a == d && b == d && !s2 && t.params[0] >= 0 &&
+      return in(d, {F32, F16, BF16, I32}) && a == d && b == d && !s2 && t.params[0] >= 0 &&
              t.params[0] < ZEN_MAX_DIMS;
     default:
       return false;
@@ -138,6 +160,7 @@ class Launch {
     const cl_int x = v;
     return arg(sizeof x, &x);
   }
+  Launch& mem(cl_mem m) { return arg(sizeof m, &m); }
   Launch& f32(float v) {
     const cl_float x = v;
     return arg(sizeof x, &x);
@@ -250,6 +273,7 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
     case ZEN_OP_GET_ROWS:
       if (quant_block(s[0]->type)) {
         Launch(c, "k_get_rows_q")
+            .mem(c.errors)
             .tensor(&t)
             .tensor(s[0])
             .tensor(s[1])
@@ -257,6 +281,7 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
             .run(rows(t) * (t.ne[0] / quant_block(s[0]->type)));
       } else {
         Launch(c, "k_get_rows")
+            .mem(c.errors)
             .tensor(&t)
             .tensor(s[0])
             .tensor(s[1])
@@ -316,10 +341,12 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .run(elems(t));
       return;
     case ZEN_OP_RMS_NORM:
-      Launch(c, "k_rms_norm")
+    case ZEN_OP_LAYER_NORM:
+      Launch(c, "k_norm")
           .tensor(&t)
           .tensor(s[0])
           .f32(zen_param_f32(&t, 0))
+          .i32(t.op == ZEN_OP_LAYER_NORM)
           .i32(ti(t.type))
           .run(rows(t));
       return;
@@ -353,6 +380,7 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
       return;
     case ZEN_OP_SET_ROWS:
       Launch(c, "k_set_rows")
+          .mem(c.errors)
           .tensor(&t)
           .tensor(s[1])
           .tensor(s[2])

@@ -16,13 +16,17 @@ namespace zen_opencl {
 struct LaunchContext {
   cl_command_queue queue;
   const std::map<std::string, cl_kernel>* kernels;
-  cl_mem dummy;  // for absent optional sources
+  cl_mem dummy;   // for absent optional sources
+  cl_mem errors;  // one int: kernels that find a bad row id set it (kBadRowId)
 };
 
 bool op_supported(const zen_graph& g, int32_t node);
 
 // Enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the failing call.
 void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
+
+// What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
+inline constexpr int kBadRowId = 1;
 
 // A zen_buffer* of this plugin.
 struct Buffer {

@@ -1,19 +1,26 @@
 // Row reductions over ne0, one work-item per row (rows are short next to the matmuls around
 // them; a work-group reduction would be the next step on a GPU).
 
-// rms_norm: x / sqrt(mean(x^2) + eps); type F32 or F16 for x and dst.
-kernel void k_rms_norm(TENSOR(d), TENSOR(a), float eps, int type) {
+// rms_norm: x / sqrt(mean(x^2) + eps); layer_norm (layer 1): (x - mean) / sqrt(var + eps).
+// type F32, F16 or BF16 for x and dst.
+kernel void k_norm(TENSOR(d), TENSOR(a), float eps, int layer, int type) {
   const long4 r = unravel(get_global_id(0), (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));
   global const uchar* x = BASE(a) + at4(a_nb, 0, r.s0, r.s1, r.s2);
   global uchar* y = BASE(d) + at4(d_nb, 0, r.s0, r.s1, r.s2);
   const long n = a_ne.s0;
+  float mean = 0.0f;
+  if (layer) {
+    for (long i = 0; i < n; ++i) mean += load_f(x + i * a_nb.s0, type);
+    mean /= (float)n;
+  }
   float sum = 0.0f;
   for (long i = 0; i < n; ++i) {
-    const float v = load_f(x + i * a_nb.s0, type);
+    const float v = load_f(x + i * a_nb.s0, type) - mean;
     sum += v * v;
   }
   const float s = 1.0f / sqrt(sum / (float)n + eps);
-  for (long i = 0; i < n; ++i) store_f(y + i * d_nb.s0, load_f(x + i * a_nb.s0, type) * s, type);
+  for (long i = 0; i < n; ++i)
+    store_f(y + i * d_nb.s0, (load_f(x + i * a_nb.s0, type) - mean) * s, type);
 }
 
 // softmax(scale * x + mask) over ne0; the mask row is (i1, i2 % ne2, i3 % ne3). A row that is

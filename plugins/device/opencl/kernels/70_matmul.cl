@@ -4,13 +4,13 @@
 // Each work-item computes one weight row m against up to MM_COLS activation columns: every
 // weight block is dequantized once into private memory and dotted with each column, so
 // prefill reads the weights ceil(N / MM_COLS) times rather than N times. Float weights (F32,
-// F16) are the block size 1 case. Sums are in float, block by block.
+// F16, BF16) are the block size 1 case. Sums are in float, block by block.
 #define MM_COLS 4
 
 // acc[c] += a row's blocks [0, K) . column c (ncols columns starting at b0, bstride apart).
 inline void row_dot(int atype, global const uchar* arow, long anb0, long K,
                     global const uchar* b0, long bnb0, long bstride, int ncols, float* acc) {
-  if (atype == T_F32 || atype == T_F16) {
+  if (atype == T_F32 || atype == T_F16 || atype == T_BF16) {
     for (long k = 0; k < K; ++k) {
       const float w = load_f(arow + k * anb0, atype);
       for (int c = 0; c < ncols; ++c)

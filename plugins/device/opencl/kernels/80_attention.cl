@@ -5,8 +5,8 @@
 //   causal / sliding-window range and keys the mask sets to -inf are skipped;
 //   out = sum_j e^(s_j - mx) v_j / sum_j e^(s_j - mx); a query that sees no key outputs zeros.
 // Layout: q [D, T, Hq, S], k [D, L, Hkv, S'], v [Dv, L, Hkv, S'], mask [L, T', M2, M3],
-// dst F32 [Dv, Hq, T, S]. Query head h reads kv head h / (Hq / Hkv) (GQA). K, V, q and the
-// mask are F32 or F16 (any mix). D and Dv are at most ATTN_MAX_D (the host refuses more).
+// dst F32 [Dv, Hq, T, S]. Query head h reads kv head h / (Hq / Hkv) (GQA). q is F32, F16 or
+// BF16, K and V also Q8_0 (any mix), the mask F32 or F16. D and Dv are at most ATTN_MAX_D (the host refuses more).
 #define ATTN_MAX_D 256
 
 kernel void k_attention(TENSOR(d), TENSOR(q), TENSOR(k), TENSOR(v), TENSOR(m), int qtype,
@@ -41,7 +41,7 @@ kernel void k_attention(TENSOR(d), TENSOR(q), TENSOR(k), TENSOR(v), TENSOR(m), i
     }
     global const uchar* kr = kbase + j * k_nb.s1;
     float x = 0.0f;
-    for (long i = 0; i < D; ++i) x += qf[i] * load_f(kr + i * k_nb.s0, ktype);
+    for (long i = 0; i < D; ++i) x += qf[i] * load_elem(kr, i, k_nb.s0, ktype);
     if (softcap > 0.0f) x = softcap * tanh(x);
     x += mv;
     if (x == -INFINITY) continue;
@@ -54,7 +54,7 @@ kernel void k_attention(TENSOR(d), TENSOR(q), TENSOR(k), TENSOR(v), TENSOR(m), i
     const float w = exp(x - mx);
     l += w;
     global const uchar* vr = vbase + j * v_nb.s1;
-    for (long i = 0; i < Dv; ++i) acc[i] += w * load_f(vr + i * v_nb.s0, vtype);
+    for (long i = 0; i < Dv; ++i) acc[i] += w * load_elem(vr, i, v_nb.s0, vtype);
   }
   global float* out = (global float*)(BASE(d) + at4(d_nb, 0, h, t, s));
   const long dy = d_nb.s0 / 4;
