@@ -113,7 +113,8 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
     case ZEN_OP_TOP_K:
       return d == I32 && is_real(a);
     case ZEN_OP_CPY:
-      return (is_real(d) && is_real(a)) || (d == I32 && a == I32);
+      return (is_real(d) && is_real(a)) || (d == I32 && a == I32) ||
+             (d == F32 && quant_block(a) && s0->ne[0] % quant_block(a) == 0);
     case ZEN_OP_SET_ROWS:
       return is_real(d) && a == d && b == F32 && c == I32 && !writes_host_state(g, s0);
     case ZEN_OP_CONCAT:
@@ -376,6 +377,14 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .run(elems(*s[0]));
       return;
     case ZEN_OP_CPY:
+      if (quant_block(s[0]->type)) {
+        Launch(c, "k_cpy_q")
+            .tensor(&t)
+            .tensor(s[0])
+            .i32(ti(s[0]->type))
+            .run(rows(*s[0]) * (s[0]->ne[0] / quant_block(s[0]->type)));
+        return;
+      }
       Launch(c, "k_cpy").tensor(&t).tensor(s[0]).i32(ti(t.type)).i32(ti(s[0]->type)).run(elems(t));
       return;
     case ZEN_OP_SET_ROWS:

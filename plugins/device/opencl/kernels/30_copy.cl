@@ -83,3 +83,16 @@ kernel void k_concat(TENSOR(d), TENSOR(a), TENSOR(b), int dim, int esize) {
   else
     *(global uint*)o = *(global const uint*)s;
 }
+
+// dst F32 (same shape) = a quantized tensor decoded: one work-item per (block, row) of a.
+kernel void k_cpy_q(TENSOR(d), TENSOR(a), int atype) {
+  const int bs = blk_size(atype);
+  const long nblk = a_ne.s0 / bs;
+  const long e = get_global_id(0);
+  const long blk = e % nblk;
+  const long4 r = unravel(e / nblk, (long4)(a_ne.s1, a_ne.s2, a_ne.s3, 1));
+  float y[256];
+  dq_block(atype, BASE(a) + at4(a_nb, blk, r.s0, r.s1, r.s2), y);
+  for (int j = 0; j < bs; ++j)
+    *(global float*)(BASE(d) + at4(d_nb, blk * bs + j, r.s0, r.s1, r.s2)) = y[j];
+}
