@@ -22,7 +22,12 @@ int64_t quant_block(uint32_t type) {
     case ZEN_TYPE_Q5_0:
     case ZEN_TYPE_Q5_1:
     case ZEN_TYPE_Q8_0:
+    case ZEN_TYPE_IQ4_NL:
+    case ZEN_TYPE_MXFP4:
       return 32;
+    case ZEN_TYPE_Q2_K:
+    case ZEN_TYPE_Q3_K:
+    case ZEN_TYPE_IQ4_XS:
     case ZEN_TYPE_Q4_K:
     case ZEN_TYPE_Q5_K:
     case ZEN_TYPE_Q6_K:

@@ -15,11 +15,16 @@
 #define T_Q5_0 6
 #define T_Q5_1 7
 #define T_Q8_0 8
+#define T_Q2_K 10
+#define T_Q3_K 11
 #define T_Q4_K 12
 #define T_Q5_K 13
 #define T_Q6_K 14
+#define T_IQ4_NL 20
+#define T_IQ4_XS 23
 #define T_I32 26
 #define T_BF16 30
+#define T_MXFP4 39
 
 // Half values are read as raw 16 bits with vload_half (core OpenCL): cl_khr_fp16 is not needed.
 inline float ld_half(global const uchar* p) { return vload_half(0, (global const half*)p); }

@@ -1,9 +1,16 @@
-// Dequantization of GGUF block formats (layouts in core/quant/blocks.h): one whole block into
+// Dequantization of GGUF block formats (layouts and reference decoders in core/quant): one whole block into
 // a private array, so the matmul and get_rows kernels decode each block once.
 
 inline int blk_size(int type) {
-  return (type == T_Q4_K || type == T_Q5_K || type == T_Q6_K) ? 256 : 32;
+  return (type == T_Q2_K || type == T_Q3_K || type == T_Q4_K || type == T_Q5_K ||
+          type == T_Q6_K || type == T_IQ4_XS)
+             ? 256
+             : 32;
 }
+
+constant char kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                   1,    13,   25,  38,  53,  69,  89,  113};
+constant char kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 
 // 6-bit scale and min j of a Q4_K / Q5_K super-block's packed scales[12].
 inline void scale_min_k4(int j, global const uchar* q, float* sc, float* mn) {
@@ -112,6 +119,60 @@ void dq_block(int type, global const uchar* p, float* y) {
           y[128 * n + l + 64] = d * sc[8 * n + is + 4] * q3;
           y[128 * n + l + 96] = d * sc[8 * n + is + 6] * q4;
         }
+      }
+      break;
+    }
+    case T_Q2_K: {  // scales[16], qs[64], d, dmin
+      const float d = ld_half(p + 80), dmin = ld_half(p + 82);
+      for (int e = 0; e < 256; ++e) {  // element 128h + 32k + l: bits 2k.. of qs[32h + l]
+        const int h = e / 128, k = (e / 32) % 4, l = e % 32;
+        const uchar sc = p[e / 16];
+        const int q = (p[16 + 32 * h + l] >> (2 * k)) & 3;
+        y[e] = d * (sc & 0xF) * q - dmin * (sc >> 4);
+      }
+      break;
+    }
+    case T_Q3_K: {  // hmask[32], qs[64], scales[12], d
+      global const uchar* s = p + 96;
+      const float d = ld_half(p + 108);
+      for (int e = 0; e < 256; ++e) {
+        const int h = e / 128, k = (e / 32) % 4, l = e % 32, j = e / 16;
+        const int lo = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
+        const int sc = lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+        const int ql = (p[32 + 32 * h + l] >> (2 * k)) & 3;
+        const int hbit = (p[l] >> (e / 32)) & 1;
+        y[e] = d * (sc - 32) * (ql - (hbit ? 0 : 4));
+      }
+      break;
+    }
+    case T_IQ4_NL: {
+      const float d = ld_half(p);
+      for (int j = 0; j < 16; ++j) {
+        y[j] = d * kvalues_iq4nl[p[2 + j] & 0xF];
+        y[j + 16] = d * kvalues_iq4nl[p[2 + j] >> 4];
+      }
+      break;
+    }
+    case T_IQ4_XS: {  // d, scales_h (u16), scales_l[4], qs[128]
+      const float d = ld_half(p);
+      const uint sh = (uint)p[2] | ((uint)p[3] << 8);
+      for (int ib = 0; ib < 8; ++ib) {
+        const int ls = ((p[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((sh >> (2 * ib)) & 3) << 4);
+        const float dl = d * (ls - 32);
+        global const uchar* q = p + 8 + 16 * ib;
+        for (int j = 0; j < 16; ++j) {
+          y[32 * ib + j] = dl * kvalues_iq4nl[q[j] & 0xF];
+          y[32 * ib + 16 + j] = dl * kvalues_iq4nl[q[j] >> 4];
+        }
+      }
+      break;
+    }
+    case T_MXFP4: {  // e, qs[16]; scale 2^(e - 128), e < 2 subnormal
+      const uchar e = p[0];
+      const float d = as_float(e < 2 ? 0x00200000u << e : (uint)(e - 1) << 23);
+      for (int j = 0; j < 16; ++j) {
+        y[j] = d * kvalues_mxfp4[p[1 + j] & 0xF];
+        y[j + 16] = d * kvalues_mxfp4[p[1 + j] >> 4];
       }
       break;
     }
