@@ -107,8 +107,8 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
     case ZEN_OP_ROPE: {
       const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
       return is_real(d) && a == d && b == I32 && (c == kNone || c == F32) &&
-             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) && n_dims > 0 && n_dims % 2 == 0 &&
-             n_dims <= s0->ne[0];
+             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE) &&
+             n_dims > 0 && n_dims % 2 == 0 && n_dims <= s0->ne[0];
     }
     case ZEN_OP_ATTENTION:
       return d == F32 && is_real(a) && s1 && kv_ok(*s1) && s2 && kv_ok(*s2) &&
@@ -122,9 +122,21 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
              (d == F32 && quant_block(a) && s0->ne[0] % quant_block(a) == 0);
     case ZEN_OP_SET_ROWS:
       return is_real(d) && a == d && b == F32 && c == I32 && !writes_host_state(g, s0);
-    case ZEN_OP_CONCAT:
-      return in(d, {F32, F16, BF16, I32}) && a == d && b == d && !s2 && t.params[0] >= 0 &&
-             t.params[0] < ZEN_MAX_DIMS;
+    case ZEN_OP_CONCAT: {
+      if (!in(d, {F32, F16, BF16, I32}) || t.params[0] < 0 || t.params[0] >= ZEN_MAX_DIMS)
+        return false;
+      for (int i = 0; i < ZEN_MAX_SRC; ++i) {
+        const zen_tensor* x = src(g, t, i);
+        if (i == 0 && !x) return false;
+        if (x && x->type != d) return false;
+        if (!x) {  // sources are the leading slots, none after the first gap
+          for (int j = i + 1; j < ZEN_MAX_SRC; ++j)
+            if (src(g, t, j)) return false;
+          break;
+        }
+      }
+      return true;
+    }
     default:
       return false;
   }
@@ -167,6 +179,8 @@ class Launch {
     return arg(sizeof x, &x);
   }
   Launch& mem(cl_mem m) { return arg(sizeof m, &m); }
+  Launch& i64(cl_long v) { return arg(sizeof v, &v); }
+  Launch& int4(const cl_int4& v) { return arg(sizeof v, &v); }
   Launch& f32(float v) {
     const cl_float x = v;
     return arg(sizeof x, &x);
@@ -207,7 +221,9 @@ double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base
 }
 
 void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
-  const int32_t n_dims = t.params[ZEN_ROPE_N_DIMS];
+  const int32_t n_dims = t.params[ZEN_ROPE_N_DIMS], mode = t.params[ZEN_ROPE_MODE];
+  cl_int4 sections;
+  for (int a = 0; a < 4; ++a) sections.s[a] = t.params[ZEN_ROPE_SECTION_0 + a];
   const double base = zen_param_f32(&t, ZEN_ROPE_FREQ_BASE);
   const double freq_scale = zen_param_f32(&t, ZEN_ROPE_FREQ_SCALE);
   const double ext = zen_param_f32(&t, ZEN_ROPE_EXT_FACTOR);
@@ -227,7 +243,7 @@ void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* 
       .tensor(s[2])
       .i32(s[2] != nullptr)
       .i32(n_dims)
-      .i32(t.params[ZEN_ROPE_MODE] == ZEN_ROPE_NEOX)
+      .i32(mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE)
       .f32(static_cast<float>(base))
       .f32(static_cast<float>(freq_scale))
       .f32(static_cast<float>(ext))
@@ -235,6 +251,8 @@ void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* 
       .f32(static_cast<float>(lo))
       .f32(static_cast<float>(hi))
       .i32(ti(t.type))
+      .i32(mode == ZEN_ROPE_MROPE)
+      .int4(sections)
       .run(rows(t) * (n_dims / 2 + (t.ne[0] - n_dims)));
 }
 
@@ -401,15 +419,23 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .i32(ti(t.type))
           .run(s[1]->ne[0] * s[1]->ne[1]);
       return;
-    case ZEN_OP_CONCAT:
-      Launch(c, "k_concat")
-          .tensor(&t)
-          .tensor(s[0])
-          .tensor(s[1])
-          .i32(t.params[0])
-          .i32(t.type == F16 ? 2 : 4)
-          .run(elems(t));
+    case ZEN_OP_CONCAT: {
+      // Each source into its slice of dst (every source has dst's shape but along dim).
+      const int dim = t.params[0];
+      int64_t start = 0;
+      for (int i = 0; i < ZEN_MAX_SRC && s[i]; ++i) {
+        const cl_long st = start;
+        Launch(c, "k_concat_part")
+            .tensor(&t)
+            .tensor(s[i])
+            .i32(dim)
+            .i64(st)
+            .i32(t.type == F16 || t.type == BF16 ? 2 : 4)
+            .run(elems(*s[i]));
+        start += s[i]->ne[dim];
+      }
       return;
+    }
     default:
       throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for op " + std::to_string(t.op));
   }

@@ -64,20 +64,13 @@ kernel void k_set_rows(global int* err, TENSOR(d), TENSOR(r), TENSOR(ids), int d
   store_f(BASE(d) + at4(d_nb, k, id, 0, 0), v, dtype);
 }
 
-// dst = a and b joined along dim; esize 2 or 4 bytes per element (raw copy).
-kernel void k_concat(TENSOR(d), TENSOR(a), TENSOR(b), int dim, int esize) {
-  long4 i = unravel(get_global_id(0), d_ne);
+// concat, one source at a time: dst's slice starting at `start` along dim = a. esize 2 or 4
+// bytes per element (raw copy). One work-item per element of a.
+kernel void k_concat_part(TENSOR(d), TENSOR(a), int dim, long start, int esize) {
+  long4 i = unravel(get_global_id(0), a_ne);
+  global const uchar* s = BASE(a) + at4(a_nb, i.s0, i.s1, i.s2, i.s3);
+  i += (long4)((long)(dim == 0), (long)(dim == 1), (long)(dim == 2), (long)(dim == 3)) * start;
   global uchar* o = BASE(d) + at4(d_nb, i.s0, i.s1, i.s2, i.s3);
-  const long na = dim == 0 ? a_ne.s0 : dim == 1 ? a_ne.s1 : dim == 2 ? a_ne.s2 : a_ne.s3;
-  const long id = dim == 0 ? i.s0 : dim == 1 ? i.s1 : dim == 2 ? i.s2 : i.s3;
-  global const uchar* s;
-  if (id < na) {
-    s = BASE(a) + at4(a_nb, i.s0, i.s1, i.s2, i.s3);
-  } else {
-    const long4 shift = (long4)((long)(dim == 0), (long)(dim == 1), (long)(dim == 2), (long)(dim == 3)) * na;
-    i -= shift;
-    s = BASE(b) + at4(b_nb, i.s0, i.s1, i.s2, i.s3);
-  }
   if (esize == 2)
     *(global ushort*)o = *(global const ushort*)s;
   else

@@ -1,4 +1,5 @@
-// Rotary position embedding, NORMAL (adjacent pairs) and NEOX (i, i + n_dims / 2) modes, with
+// Rotary position embedding, NORMAL (adjacent pairs), NEOX (i, i + n_dims / 2) and MROPE (NEOX
+// pairs, each pair's position from the axis its section names; positions [4 T] axis-major) modes, with
 // frequency factors, linear scaling and YaRN (the host precomputes the ramp bounds and the
 // magnitude scale). One work-item per (pair or passed-through element, row).
 //
@@ -14,7 +15,7 @@ typedef float angle_t;
 
 kernel void k_rope(TENSOR(d), TENSOR(x), TENSOR(pos), TENSOR(ff), int has_ff, int n_dims,
                    int neox, float base, float freq_scale, float ext_factor, float mscale,
-                   float corr_lo, float corr_hi, int type) {
+                   float corr_lo, float corr_hi, int type, int multi, int4 sections) {
   const long half_dims = n_dims / 2;
   const long per_row = half_dims + (x_ne.s0 - n_dims);
   const long e = get_global_id(0);
@@ -27,7 +28,14 @@ kernel void k_rope(TENSOR(d), TENSOR(x), TENSOR(pos), TENSOR(ff), int has_ff, in
     store_f(yr + j * d_nb.s0, load_f(xr + j * x_nb.s0, type), type);
     return;
   }
-  const int p = *(global const int*)(BASE(pos) + r.s1 * pos_nb.s0);
+  int axis = 0;  // MROPE: pair q's position axis is the one whose section holds q % sum
+  if (multi) {
+    const int sum = sections.s0 + sections.s1 + sections.s2 + sections.s3;
+    int sector = (int)(q % max(sum, 1));
+    const int sec[4] = {sections.s0, sections.s1, sections.s2, sections.s3};
+    while (axis < 3 && sector >= sec[axis]) sector -= sec[axis++];
+  }
+  const int p = *(global const int*)(BASE(pos) + (axis * x_ne.s2 + r.s1) * pos_nb.s0);
   angle_t inv_freq = pow((angle_t)base, -(angle_t)(2 * q) / (angle_t)n_dims);
   if (has_ff) inv_freq /= (angle_t)(*(global const float*)(BASE(ff) + q * ff_nb.s0));
   const angle_t extrap = (angle_t)p * inv_freq;
