@@ -20,9 +20,15 @@ struct LaunchContext {
   cl_mem errors;  // one int: kernels that find a bad row id set it (kBadRowId)
 };
 
+// ops_support.cpp
 bool op_supported(const zen_graph& g, int32_t node);
+// Block size of the formats kernels/10_quant.cl decodes, or 0 for any other type.
+int64_t quant_block(uint32_t type);
+// Source i of t, or nullptr when absent.
+const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i);
 
-// Enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the failing call.
+// ops_launch.cpp: enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the
+// failing call.
 void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
 
 // What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
