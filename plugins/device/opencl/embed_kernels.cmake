@@ -1,0 +1,26 @@
+# cmake -DOUT=<file.cpp> -DFILES=<a.cl;b.cl> -P embed_kernels.cmake
+# Writes each file as a C++ raw string (kKernelSources, in the order given) so the plugin
+# carries its kernels; run at build time whenever a .cl file changes.
+set(body "// Generated from plugins/device/opencl/kernels/*.cl by embed_kernels.cmake: do not edit.\n")
+string(APPEND body "#include \"kernel_sources.h\"\n\nnamespace zen_opencl {\n\n")
+string(APPEND body "const KernelSource kKernelSources[] = {\n")
+set(count 0)
+foreach(f IN LISTS FILES)
+  file(READ ${f} text)
+  string(FIND "${text}" ")zencl\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter )zencl\"")
+  endif()
+  get_filename_component(name ${f} NAME)
+  string(APPEND body "    {\"${name}\", R\"zencl(${text})zencl\"},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+string(APPEND body "};\nconst unsigned kKernelSourceCount = ${count};\n\n}  // namespace zen_opencl\n")
+# Only rewrite on change, so an unchanged kernel set does not rebuild the plugin.
+if(EXISTS ${OUT})
+  file(READ ${OUT} old)
+  if(old STREQUAL body)
+    return()
+  endif()
+endif()
+file(WRITE ${OUT} "${body}")

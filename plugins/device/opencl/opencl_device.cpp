@@ -1,0 +1,158 @@
+#include "opencl_device.h"
+
+#include <string>
+#include <vector>
+
+#include <zen/plugin.hpp>
+
+#include "kernel_sources.h"
+#include "ops.h"
+#include "program_cache.h"
+
+namespace zen_opencl {
+namespace {
+
+Buffer& buffer(zen_buffer* b) {
+  if (!b) throw zen::Error(ZEN_ERR_INVALID_ARG, "opencl: NULL buffer");
+  return *reinterpret_cast<Buffer*>(b);
+}
+
+void check_range(const Buffer& b, uint64_t off, uint64_t bytes, const char* what) {
+  if (off > b.size || bytes > b.size - off)
+    throw zen::Error(ZEN_ERR_INVALID_ARG, std::string("opencl: ") + what + " of " +
+                                              std::to_string(bytes) + " bytes at " +
+                                              std::to_string(off) + " runs past a " +
+                                              std::to_string(b.size) + "-byte buffer");
+}
+
+std::string program_source() {
+  std::string s;
+  for (unsigned i = 0; i < kKernelSourceCount; ++i) {
+    s += "// ---- ";
+    s += kKernelSources[i].name;
+    s += "\n";
+    s += kKernelSources[i].text;
+  }
+  return s;
+}
+
+}  // namespace
+
+OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
+  try {
+    cl_int err = CL_SUCCESS;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                           reinterpret_cast<cl_context_properties>(e.platform), 0};
+    ctx_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &err);
+    cl_check(err, "clCreateContext");
+    queue_ = clCreateCommandQueue(ctx_, device_, 0, &err);  // in order, no profiling
+    cl_check(err, "clCreateCommandQueue");
+    dummy_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, 64, nullptr, &err);
+    cl_check(err, "clCreateBuffer");
+    const cl_int zero = 0;
+    errors_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+                             const_cast<cl_int*>(&zero), &err);
+    cl_check(err, "clCreateBuffer");
+    // Angles of rope want double precision where the device has it (kernels/50_rope.cl).
+    std::string options = "-cl-std=CL1.2";
+    if (device_has_extension(device_, "cl_khr_fp64")) options += " -DZEN_FP64";
+    const BuiltProgram built = build_program(ctx_, e.platform, device_, program_source(), options);
+    program_ = built.program;
+    zen::Host::log(ZEN_LOG_DEBUG, "opencl",
+                   std::string(built.from_cache ? "program loaded from the binary cache "
+                                                : "program built from source ") +
+                       (built.cache_file.empty() ? "(no cache directory)" : built.cache_file) +
+                       " in " + std::to_string(static_cast<long>(built.millis)) + " ms");
+    cl_uint n = 0;
+    cl_check(clCreateKernelsInProgram(program_, 0, nullptr, &n), "clCreateKernelsInProgram");
+    std::vector<cl_kernel> ks(n);
+    cl_check(clCreateKernelsInProgram(program_, n, ks.data(), nullptr), "clCreateKernelsInProgram");
+    for (cl_kernel k : ks) {
+      char name[128] = {};
+      clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
+      kernels_[name] = k;
+    }
+  } catch (...) {
+    release();  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+OpenClDevice::~OpenClDevice() { release(); }
+
+void OpenClDevice::release() {
+  if (queue_) clFinish(queue_);
+  for (auto& [name, k] : kernels_) clReleaseKernel(k);
+  kernels_.clear();
+  if (program_) clReleaseProgram(program_);
+  if (dummy_) clReleaseMemObject(dummy_);
+  if (errors_) clReleaseMemObject(errors_);
+  if (queue_) clReleaseCommandQueue(queue_);
+  if (ctx_) clReleaseContext(ctx_);
+  program_ = nullptr;
+  dummy_ = nullptr;
+  errors_ = nullptr;
+  queue_ = nullptr;
+  ctx_ = nullptr;
+}
+
+bool OpenClDevice::supports_op(const zen_graph& g, int32_t node) { return op_supported(g, node); }
+
+zen_buffer* OpenClDevice::alloc(uint64_t bytes) {
+  cl_int err = CL_SUCCESS;
+  // A zero-byte buffer is invalid in OpenCL; every buffer gets at least one word.
+  cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, std::max<uint64_t>(bytes, 4), nullptr, &err);
+  if (err != CL_SUCCESS)
+    throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, cl_failure("clCreateBuffer", err) + " for " +
+                                                std::to_string(bytes) + " bytes");
+  return reinterpret_cast<zen_buffer*>(new Buffer{m, bytes});
+}
+
+void OpenClDevice::free(zen_buffer* b) {
+  if (!b) return;
+  Buffer* buf = reinterpret_cast<Buffer*>(b);
+  clReleaseMemObject(buf->mem);  // OpenCL keeps it alive until enqueued kernels finish
+  delete buf;
+}
+
+void OpenClDevice::upload(zen_buffer* b, uint64_t off, const void* src, uint64_t bytes) {
+  Buffer& buf = buffer(b);
+  check_range(buf, off, bytes, "upload");
+  if (bytes == 0) return;
+  cl_check(clEnqueueWriteBuffer(queue_, buf.mem, CL_TRUE, off, bytes, src, 0, nullptr, nullptr),
+           "clEnqueueWriteBuffer");
+}
+
+void OpenClDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t bytes) {
+  Buffer& buf = buffer(b);
+  check_range(buf, off, bytes, "download");
+  if (bytes == 0) return;
+  cl_check(clEnqueueReadBuffer(queue_, buf.mem, CL_TRUE, off, bytes, dst, 0, nullptr, nullptr),
+           "clEnqueueReadBuffer");
+}
+
+void OpenClDevice::compute(const zen_graph& g) {
+  const LaunchContext c{queue_, &kernels_, dummy_, errors_};
+  for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
+  // Submit now so the device starts while the host prepares the next step.
+  cl_check(clFlush(queue_), "clFlush");
+}
+
+// Waits for the queue, then reports what a kernel flagged (the flag is cleared for the next
+// graph): the blocking read is ordered after every kernel enqueued so far.
+void OpenClDevice::synchronize() {
+  cl_int flag = 0;
+  cl_check(
+      clEnqueueReadBuffer(queue_, errors_, CL_TRUE, 0, sizeof flag, &flag, 0, nullptr, nullptr),
+      "clEnqueueReadBuffer");
+  if (flag == 0) return;
+  const cl_int zero = 0;
+  cl_check(
+      clEnqueueWriteBuffer(queue_, errors_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
+      "clEnqueueWriteBuffer");
+  throw zen::Error(ZEN_ERR_INVALID_ARG,
+                   "opencl: get_rows/set_rows: a row id is outside the table (rows with a bad id "
+                   "were not read or written)");
+}
+
+}  // namespace zen_opencl

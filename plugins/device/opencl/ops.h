@@ -1,0 +1,43 @@
+// The ops this device computes: what it accepts (supports_op) and how each node becomes one
+// kernel launch. Kernel semantics follow the CPU device (plugins/device/cpu/kernels_*.cpp);
+// anything not listed in ops.cpp is refused, so the scheduler puts it on another device.
+#pragma once
+
+#include <zen/graph.h>
+
+#include <map>
+#include <string>
+
+#include "cl_api.h"
+
+namespace zen_opencl {
+
+// What an enqueue needs from the device.
+struct LaunchContext {
+  cl_command_queue queue;
+  const std::map<std::string, cl_kernel>* kernels;
+  cl_mem dummy;   // for absent optional sources
+  cl_mem errors;  // one int: kernels that find a bad row id set it (kBadRowId)
+};
+
+// ops_support.cpp
+bool op_supported(const zen_graph& g, int32_t node);
+// Block size of the formats kernels/10_quant.cl decodes, or 0 for any other type.
+int64_t quant_block(uint32_t type);
+// Source i of t, or nullptr when absent.
+const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i);
+
+// ops_launch.cpp: enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the
+// failing call.
+void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
+
+// What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
+inline constexpr int kBadRowId = 1;
+
+// A zen_buffer* of this plugin.
+struct Buffer {
+  cl_mem mem;
+  uint64_t size;
+};
+
+}  // namespace zen_opencl

@@ -1,0 +1,309 @@
+// Each node as one kernel launch (several for concat): the argument order of every kernel in
+// kernels/*.cl is spelled out here.
+#include "ops.h"
+
+#include <cmath>
+#include <string>
+
+#include <zen/plugin.hpp>
+
+namespace zen_opencl {
+namespace {
+
+constexpr uint32_t F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16;
+
+// Sets a kernel's arguments in order and launches it over n work-items.
+class Launch {
+ public:
+  Launch(const LaunchContext& c, const char* kernel) : c_(c), name_(kernel) {
+    const auto it = c.kernels->find(kernel);
+    if (it == c.kernels->end())
+      throw zen::Error(ZEN_ERR_INTERNAL,
+                       std::string("opencl: kernel ") + kernel + " missing from the program");
+    k_ = it->second;
+  }
+  // A tensor: buffer, byte offset, ne, nb (TENSOR() in kernels/00_common.cl); nullptr binds
+  // the dummy buffer.
+  Launch& tensor(const zen_tensor* t) {
+    cl_mem mem = c_.dummy;
+    cl_ulong off = 0;
+    cl_long4 ne{{1, 1, 1, 1}}, nb{{0, 0, 0, 0}};
+    if (t) {
+      if (!t->buffer)
+        throw zen::Error(ZEN_ERR_INVALID_ARG, std::string("opencl: tensor '") +
+                                                  (t->name ? t->name : "") + "' has no buffer");
+      mem = reinterpret_cast<const Buffer*>(t->buffer)->mem;
+      off = t->offset;
+      for (int i = 0; i < 4; ++i) {
+        ne.s[i] = t->ne[i];
+        nb.s[i] = static_cast<cl_long>(t->nb[i]);
+      }
+    }
+    arg(sizeof mem, &mem);
+    arg(sizeof off, &off);
+    arg(sizeof ne, &ne);
+    return arg(sizeof nb, &nb);
+  }
+  Launch& i32(int32_t v) {
+    const cl_int x = v;
+    return arg(sizeof x, &x);
+  }
+  Launch& mem(cl_mem m) { return arg(sizeof m, &m); }
+  Launch& i64(cl_long v) { return arg(sizeof v, &v); }
+  Launch& int4(const cl_int4& v) { return arg(sizeof v, &v); }
+  Launch& f32(float v) {
+    const cl_float x = v;
+    return arg(sizeof x, &x);
+  }
+  void run(int64_t n) {
+    if (n <= 0) return;
+    const size_t global = static_cast<size_t>(n);
+    const cl_int err =
+        clEnqueueNDRangeKernel(c_.queue, k_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS)
+      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clEnqueueNDRangeKernel", err) + " (" + name_ +
+                                             ", " + std::to_string(n) + " work-items)");
+  }
+
+ private:
+  Launch& arg(size_t size, const void* v) {
+    const cl_int err = clSetKernelArg(k_, idx_, size, v);
+    if (err != CL_SUCCESS)
+      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clSetKernelArg", err) + " (" + name_ +
+                                             ", argument " + std::to_string(idx_) + ")");
+    ++idx_;
+    return *this;
+  }
+
+  const LaunchContext& c_;
+  const char* name_;
+  cl_kernel k_ = nullptr;
+  cl_uint idx_ = 0;
+};
+
+int64_t elems(const zen_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]; }
+int64_t rows(const zen_tensor& t) { return t.ne[1] * t.ne[2] * t.ne[3]; }
+int32_t ti(uint32_t type) { return static_cast<int32_t>(type); }
+
+// The pair index where n_rot full rotations fit into the original context (YaRN).
+double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base) {
+  return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
+}
+
+void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
+  const int32_t n_dims = t.params[ZEN_ROPE_N_DIMS], mode = t.params[ZEN_ROPE_MODE];
+  cl_int4 sections;
+  for (int a = 0; a < 4; ++a) sections.s[a] = t.params[ZEN_ROPE_SECTION_0 + a];
+  const double base = zen_param_f32(&t, ZEN_ROPE_FREQ_BASE);
+  const double freq_scale = zen_param_f32(&t, ZEN_ROPE_FREQ_SCALE);
+  const double ext = zen_param_f32(&t, ZEN_ROPE_EXT_FACTOR);
+  double mscale = zen_param_f32(&t, ZEN_ROPE_ATTN_FACTOR), lo = 0, hi = 0;
+  if (ext != 0.0) {  // as the CPU device: the ramp bounds and magnitude in double
+    const double ctx = t.params[ZEN_ROPE_CTX_ORIG], nd = n_dims;
+    lo = std::max(0.0,
+                  std::floor(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_FAST), base)));
+    hi = std::min(nd - 1.0,
+                  std::ceil(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_SLOW), base)));
+    mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
+  }
+  Launch(c, "k_rope")
+      .tensor(&t)
+      .tensor(s[0])
+      .tensor(s[1])
+      .tensor(s[2])
+      .i32(s[2] != nullptr)
+      .i32(n_dims)
+      .i32(mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE)
+      .f32(static_cast<float>(base))
+      .f32(static_cast<float>(freq_scale))
+      .f32(static_cast<float>(ext))
+      .f32(static_cast<float>(mscale))
+      .f32(static_cast<float>(lo))
+      .f32(static_cast<float>(hi))
+      .i32(ti(t.type))
+      .i32(mode == ZEN_ROPE_MROPE)
+      .int4(sections)
+      .run(rows(t) * (n_dims / 2 + (t.ne[0] - n_dims)));
+}
+
+void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
+  const zen_tensor &q = *s[0], *mask = s[3];
+  Launch(c, "k_attention")
+      .tensor(&t)
+      .tensor(s[0])
+      .tensor(s[1])
+      .tensor(s[2])
+      .tensor(mask)
+      .i32(ti(q.type))
+      .i32(ti(s[1]->type))
+      .i32(ti(s[2]->type))
+      .i32(mask != nullptr)
+      .i32(mask ? ti(mask->type) : 0)
+      .f32(zen_param_f32(&t, ZEN_ATTN_SCALE))
+      .f32(zen_param_f32(&t, ZEN_ATTN_SOFTCAP))
+      .i32(t.params[ZEN_ATTN_CAUSAL])
+      .i32(t.params[ZEN_ATTN_WINDOW])
+      .i32(t.params[ZEN_ATTN_POS0])
+      .run(q.ne[1] * q.ne[2] * q.ne[3]);
+}
+
+}  // namespace
+
+void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
+  if (!op_supported(g, node))
+    throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for node " + std::to_string(node));
+  const zen_tensor& t = *zen_graph_tensor(&g, node);
+  const zen_tensor* s[ZEN_MAX_SRC];
+  for (int i = 0; i < ZEN_MAX_SRC; ++i) s[i] = graph_src(g, t, i);
+  switch (t.op) {
+    case ZEN_OP_NONE:
+    case ZEN_OP_VIEW:
+      return;
+    case ZEN_OP_GET_ROWS:
+      if (quant_block(s[0]->type)) {
+        Launch(c, "k_get_rows_q")
+            .mem(c.errors)
+            .tensor(&t)
+            .tensor(s[0])
+            .tensor(s[1])
+            .i32(ti(s[0]->type))
+            .run(rows(t) * (t.ne[0] / quant_block(s[0]->type)));
+      } else {
+        Launch(c, "k_get_rows")
+            .mem(c.errors)
+            .tensor(&t)
+            .tensor(s[0])
+            .tensor(s[1])
+            .i32(ti(s[0]->type))
+            .run(elems(t));
+      }
+      return;
+    case ZEN_OP_MATMUL:
+      Launch(c, "k_matmul")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(ti(s[0]->type))
+          .run(t.ne[0] * ((t.ne[1] + 3) / 4) * t.ne[2] * t.ne[3]);  // MM_COLS = 4
+      return;
+    case ZEN_OP_MATMUL_ID:
+      Launch(c, "k_matmul_id")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .tensor(s[2])
+          .i32(ti(s[0]->type))
+          .run(t.ne[0] * t.ne[1] * t.ne[2]);
+      return;
+    case ZEN_OP_ADD:
+    case ZEN_OP_MUL:
+      Launch(c, "k_binary")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(t.op == ZEN_OP_MUL)
+          .run(elems(t));
+      return;
+    case ZEN_OP_SCALE:
+    case ZEN_OP_SILU:
+    case ZEN_OP_GELU: {
+      // U_SCALE 0, U_SILU 1, U_GELU_TANH 2, U_GELU_ERF 3 (kernels/20_elementwise.cl)
+      const int op = t.op == ZEN_OP_SCALE ? 0 : t.op == ZEN_OP_SILU ? 1 : t.params[0] == 0 ? 2 : 3;
+      const bool sc = t.op == ZEN_OP_SCALE;
+      Launch(c, "k_unary")
+          .tensor(&t)
+          .tensor(s[0])
+          .i32(op)
+          .f32(sc ? zen_param_f32(&t, 0) : 0.0f)
+          .f32(sc ? zen_param_f32(&t, 1) : 0.0f)
+          .i32(ti(t.type))
+          .run(elems(t));
+      return;
+    }
+    case ZEN_OP_GLU:
+      Launch(c, "k_glu")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(t.params[0])
+          .i32(ti(t.type))
+          .run(elems(t));
+      return;
+    case ZEN_OP_RMS_NORM:
+    case ZEN_OP_LAYER_NORM:
+      Launch(c, "k_norm")
+          .tensor(&t)
+          .tensor(s[0])
+          .f32(zen_param_f32(&t, 0))
+          .i32(t.op == ZEN_OP_LAYER_NORM)
+          .i32(ti(t.type))
+          .run(rows(t));
+      return;
+    case ZEN_OP_SOFTMAX:
+      Launch(c, "k_softmax")
+          .tensor(&t)
+          .tensor(s[0])
+          .tensor(s[1])
+          .i32(ti(s[0]->type))
+          .i32(s[1] != nullptr)
+          .i32(s[1] ? ti(s[1]->type) : 0)
+          .f32(zen_param_f32(&t, 0))
+          .run(rows(t));
+      return;
+    case ZEN_OP_ROPE:
+      return rope(c, t, s);
+    case ZEN_OP_ATTENTION:
+      return attention(c, t, s);
+    case ZEN_OP_ARGSORT:
+    case ZEN_OP_TOP_K:
+      // argsort params[0]: 1 = descending; top_k is the k largest, largest first.
+      Launch(c, "k_sort")
+          .tensor(&t)
+          .tensor(s[0])
+          .i32(t.op == ZEN_OP_TOP_K ? 1 : t.params[0] == 1)
+          .i32(ti(s[0]->type))
+          .run(elems(*s[0]));
+      return;
+    case ZEN_OP_CPY:
+      if (quant_block(s[0]->type)) {
+        Launch(c, "k_cpy_q")
+            .tensor(&t)
+            .tensor(s[0])
+            .i32(ti(s[0]->type))
+            .run(rows(*s[0]) * (s[0]->ne[0] / quant_block(s[0]->type)));
+        return;
+      }
+      Launch(c, "k_cpy").tensor(&t).tensor(s[0]).i32(ti(t.type)).i32(ti(s[0]->type)).run(elems(t));
+      return;
+    case ZEN_OP_SET_ROWS:
+      Launch(c, "k_set_rows")
+          .mem(c.errors)
+          .tensor(&t)
+          .tensor(s[1])
+          .tensor(s[2])
+          .i32(ti(t.type))
+          .run(s[1]->ne[0] * s[1]->ne[1]);
+      return;
+    case ZEN_OP_CONCAT: {
+      // Each source into its slice of dst (every source has dst's shape but along dim).
+      const int dim = t.params[0];
+      int64_t start = 0;
+      for (int i = 0; i < ZEN_MAX_SRC && s[i]; ++i) {
+        const cl_long st = start;
+        Launch(c, "k_concat_part")
+            .tensor(&t)
+            .tensor(s[i])
+            .i32(dim)
+            .i64(st)
+            .i32(t.type == F16 || t.type == BF16 ? 2 : 4)
+            .run(elems(*s[i]));
+        start += s[i]->ne[dim];
+      }
+      return;
+    }
+    default:
+      throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for op " + std::to_string(t.op));
+  }
+}
+
+}  // namespace zen_opencl

@@ -1,0 +1,152 @@
+// supports_op: the ops, types and shapes the kernels implement (see docs/OPENCL-DEVICE.md).
+#include "ops.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include <zen/plugin.hpp>
+
+namespace zen_opencl {
+namespace {
+
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
+constexpr uint32_t kNone = 0xffffffffu;  // an absent source's "type"
+constexpr int64_t kMaxHeadDim = 256;     // ATTN_MAX_D in kernels/80_attention.cl
+
+bool is_float(uint32_t t) { return t == F32 || t == F16; }
+bool is_real(uint32_t t) { return t == F32 || t == F16 || t == BF16; }  // load_f/store_f types
+bool in(uint32_t t, std::initializer_list<uint32_t> set) {
+  return std::find(set.begin(), set.end(), t) != set.end();
+}
+
+uint32_t type_of(const zen_tensor* t) { return t ? t->type : kNone; }
+
+// Attention K / V: float rows, or Q8_0 rows of whole blocks (load_elem in 00_common.cl).
+bool kv_ok(const zen_tensor& t) {
+  return is_real(t.type) || (t.type == ZEN_TYPE_Q8_0 && t.ne[0] % 32 == 0);
+}
+
+// Weights the matmul kernels take: float or a decoded block format whose blocks tile K.
+bool weight_ok(const zen_tensor& a) {
+  if (is_real(a.type)) return true;
+  const int64_t bs = quant_block(a.type);
+  return bs > 0 && a.ne[0] % bs == 0;
+}
+
+// Does a set_rows into `dst` write persistent state (a KV cache)? The scheduler keeps state in
+// host memory and gives a device that is not host-visible (this one) a copy for the graph, with
+// no copy back: the rows written here would be lost after the graph. Such writes are left to
+// the host-visible CPU device; the attention reading the cache still runs here on the copy.
+bool writes_host_state(const zen_graph& g, const zen_tensor* dst) {
+  for (int hops = 0; dst && hops < 16; ++hops) {
+    if (dst->flags & ZEN_TENSOR_STATE) return true;
+    const int32_t next = dst->op == ZEN_OP_VIEW ? dst->view_src : dst->src[0];
+    if (dst->op != ZEN_OP_VIEW && dst->op != ZEN_OP_SET_ROWS) return false;
+    dst = next >= 0 && static_cast<uint32_t>(next) < g.n_tensors ? zen_graph_tensor(&g, next)
+                                                                 : nullptr;
+  }
+  return false;
+}
+
+bool supported(const zen_graph& g, const zen_tensor& t) {
+  const zen_tensor *s0 = graph_src(g, t, 0), *s1 = graph_src(g, t, 1), *s2 = graph_src(g, t, 2),
+                   *s3 = graph_src(g, t, 3);
+  const uint32_t d = t.type, a = type_of(s0), b = type_of(s1), c = type_of(s2);
+  switch (t.op) {
+    case ZEN_OP_NONE:
+    case ZEN_OP_VIEW:
+      return true;
+    case ZEN_OP_GET_ROWS:
+      return d == F32 && b == I32 &&
+             (is_real(a) || (quant_block(a) && s0->ne[0] % quant_block(a) == 0));
+    case ZEN_OP_MATMUL:
+      return d == F32 && b == F32 && s0 && weight_ok(*s0) && s0->ne[2] > 0 && s0->ne[3] > 0 &&
+             s1->ne[2] % s0->ne[2] == 0 && s1->ne[3] % s0->ne[3] == 0;
+    case ZEN_OP_MATMUL_ID:
+      return d == F32 && b == F32 && c == I32 && s0 && weight_ok(*s0);
+    case ZEN_OP_ADD:
+    case ZEN_OP_MUL:
+      return d == F32 && a == F32 && b == F32;
+    case ZEN_OP_SCALE:
+    case ZEN_OP_SILU:
+    case ZEN_OP_GELU:
+    case ZEN_OP_RMS_NORM:
+    case ZEN_OP_LAYER_NORM:
+      return is_real(d) && a == d && !s1;
+    case ZEN_OP_GLU:
+      return is_real(d) && a == d && b == d;
+    case ZEN_OP_SOFTMAX:
+      return d == F32 && is_float(a) && (!s1 || is_float(b));
+    case ZEN_OP_ROPE: {
+      const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
+      return is_real(d) && a == d && b == I32 && (c == kNone || c == F32) &&
+             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE) &&
+             n_dims > 0 && n_dims % 2 == 0 && n_dims <= s0->ne[0];
+    }
+    case ZEN_OP_ATTENTION:
+      return d == F32 && is_real(a) && s1 && kv_ok(*s1) && s2 && kv_ok(*s2) &&
+             (!s3 || is_float(s3->type)) && s0->ne[0] <= kMaxHeadDim && s2->ne[0] <= kMaxHeadDim &&
+             s1->ne[2] > 0 && s0->ne[2] % s1->ne[2] == 0;
+    case ZEN_OP_ARGSORT:
+    case ZEN_OP_TOP_K:
+      return d == I32 && is_real(a);
+    case ZEN_OP_CPY:
+      return (is_real(d) && is_real(a)) || (d == I32 && a == I32) ||
+             (d == F32 && quant_block(a) && s0->ne[0] % quant_block(a) == 0);
+    case ZEN_OP_SET_ROWS:
+      return is_real(d) && a == d && b == F32 && c == I32 && !writes_host_state(g, s0);
+    case ZEN_OP_CONCAT: {
+      if (!in(d, {F32, F16, BF16, I32}) || t.params[0] < 0 || t.params[0] >= ZEN_MAX_DIMS)
+        return false;
+      for (int i = 0; i < ZEN_MAX_SRC; ++i) {
+        const zen_tensor* x = graph_src(g, t, i);
+        if (i == 0 && !x) return false;
+        if (x && x->type != d) return false;
+        if (!x) {  // sources are the leading slots, none after the first gap
+          for (int j = i + 1; j < ZEN_MAX_SRC; ++j)
+            if (graph_src(g, t, j)) return false;
+          break;
+        }
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+int64_t quant_block(uint32_t type) {
+  switch (type) {
+    case ZEN_TYPE_Q4_0:
+    case ZEN_TYPE_Q4_1:
+    case ZEN_TYPE_Q5_0:
+    case ZEN_TYPE_Q5_1:
+    case ZEN_TYPE_Q8_0:
+    case ZEN_TYPE_IQ4_NL:
+    case ZEN_TYPE_MXFP4:
+      return 32;
+    case ZEN_TYPE_Q2_K:
+    case ZEN_TYPE_Q3_K:
+    case ZEN_TYPE_IQ4_XS:
+    case ZEN_TYPE_Q4_K:
+    case ZEN_TYPE_Q5_K:
+    case ZEN_TYPE_Q6_K:
+      return 256;
+    default:
+      return 0;
+  }
+}
+
+const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i) {
+  const int32_t s = t.src[i];
+  return s >= 0 && static_cast<uint32_t>(s) < g.n_tensors ? zen_graph_tensor(&g, s) : nullptr;
+}
+
+bool op_supported(const zen_graph& g, int32_t node) {
+  if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return false;
+  return supported(g, *zen_graph_tensor(&g, node));
+}
+
+}  // namespace zen_opencl
