@@ -33,21 +33,6 @@ bool weight_ok(const zen_tensor& a) {
   return bs > 0 && a.ne[0] % bs == 0;
 }
 
-// Does a set_rows into `dst` write persistent state (a KV cache)? The scheduler keeps state in
-// host memory and gives a device that is not host-visible (this one) a copy for the graph, with
-// no copy back: the rows written here would be lost after the graph. Such writes are left to
-// the host-visible CPU device; the attention reading the cache still runs here on the copy.
-bool writes_host_state(const zen_graph& g, const zen_tensor* dst) {
-  for (int hops = 0; dst && hops < 16; ++hops) {
-    if (dst->flags & ZEN_TENSOR_STATE) return true;
-    const int32_t next = dst->op == ZEN_OP_VIEW ? dst->view_src : dst->src[0];
-    if (dst->op != ZEN_OP_VIEW && dst->op != ZEN_OP_SET_ROWS) return false;
-    dst = next >= 0 && static_cast<uint32_t>(next) < g.n_tensors ? zen_graph_tensor(&g, next)
-                                                                 : nullptr;
-  }
-  return false;
-}
-
 bool supported(const zen_graph& g, const zen_tensor& t) {
   const zen_tensor *s0 = graph_src(g, t, 0), *s1 = graph_src(g, t, 1), *s2 = graph_src(g, t, 2),
                    *s3 = graph_src(g, t, 3);
@@ -94,7 +79,7 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
       return (is_real(d) && is_real(a)) || (d == I32 && a == I32) ||
              (d == F32 && quant_block(a) && s0->ne[0] % quant_block(a) == 0);
     case ZEN_OP_SET_ROWS:
-      return is_real(d) && a == d && b == F32 && c == I32 && !writes_host_state(g, s0);
+      return is_real(d) && a == d && b == F32 && c == I32;
     case ZEN_OP_CONCAT: {
       if (!in(d, {F32, F16, BF16, I32}) || t.params[0] < 0 || t.params[0] >= ZEN_MAX_DIMS)
         return false;
