@@ -6,8 +6,8 @@ run the models as the CPU does, through the real CLI:
   * `run --device D` gives the CPU's greedy text for 32 tokens on every tiny fixture model and on
     Gemma 3 270M, and teacher-forced logits (`perplexity --logits-out`) stay within mean
     KL(cpu || device) < 0.001 (the issue's bound for where float order differs);
-  * a config naming the device before the CPU runs a mixed placement (the device's segments
-    and the CPU's for the ops the device refuses) to the same text.
+  * a config naming the device before the CPU gives the same text (the split of one graph
+    across a device and the CPU is tests/ops/mixed_test.cpp).
 
 A device that is not built or has no driver here is a skip that says so.
 """
@@ -133,9 +133,12 @@ def test_device_generates_the_cpus_text(probe, device, model, tmp_path):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_mixed_device_and_cpu_configuration(probe, device, tmp_path):
+def test_config_naming_the_device_then_the_cpu(probe, device, tmp_path):
+    """The deployment form of a mixed setup: `"devices": [device, "cpu"]` in the config file
+    (a graph split inside one model, a refused op on the CPU between device segments, is
+    tests/ops/mixed_test.cpp with the real plugins)."""
     found(probe, device)
-    path = model_path("gemma3-270m")
+    path = model_path("qwen3moe")
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"devices": [device, "cpu"]}))
     cpu_text, _ = greedy(path, ["--device", "cpu"])
@@ -143,4 +146,4 @@ def test_mixed_device_and_cpu_configuration(probe, device, tmp_path):
     where = placement(err)
     print(f"{device}+cpu: {where}")
     assert f"{device}:" in where, where
-    assert text == cpu_text or text.split()[:4] == cpu_text.split()[:4], (text, cpu_text)
+    assert text == cpu_text
