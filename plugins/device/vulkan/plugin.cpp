@@ -40,6 +40,13 @@ const zen_device_v1* table() {
 }  // namespace
 }  // namespace zen_vk
 
+// Loading the plugin already proved the Vulkan loader is here; whether any device is, is
+// device_count's answer (0 without a driver), so the probe never refuses.
+ZEN_PLUGIN_PROBE(reason, reason_len) {
+  zen::write_reason(reason, reason_len, "usable: Vulkan loader present (devices counted at init)");
+  return 1;
+}
+
 ZEN_PLUGIN_INIT(host, out) {
   return zen::fill_desc(host, out, ZEN_KIND_DEVICE, "vulkan", "0.1.0", "spirv", zen_vk::table());
 }

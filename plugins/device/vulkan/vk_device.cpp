@@ -100,6 +100,13 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
     plci.pPushConstantRanges = &pcr;
     check(vkCreatePipelineLayout(dev_, &plci, nullptr, &layout_), "vkCreatePipelineLayout");
     cache_ = load_pipeline_cache(dev_, pd_.props);
+    status_ =
+        make_buffer(16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    void* map = nullptr;
+    check(vkMapMemory(dev_, status_->memory, 0, VK_WHOLE_SIZE, 0, &map), "vkMapMemory");
+    status_map_ = static_cast<uint32_t*>(map);
+    std::memset(status_map_, 0, 16);
     placeholder_ =
         make_buffer(256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   } catch (...) {
@@ -127,6 +134,10 @@ void VulkanDevice::destroy() {
   if (staging_) {
     vkUnmapMemory(dev_, staging_->memory);
     destroy_buffer(staging_);
+  }
+  if (status_) {
+    vkUnmapMemory(dev_, status_->memory);
+    destroy_buffer(status_);
   }
   if (placeholder_) destroy_buffer(placeholder_);
   if (fence_) vkDestroyFence(dev_, fence_, nullptr);
@@ -201,7 +212,17 @@ void VulkanDevice::wait_pending() {
   check(vkWaitForFences(dev_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }
 
-void VulkanDevice::synchronize() { wait_pending(); }
+void VulkanDevice::synchronize() {
+  wait_pending();
+  if (status_map_[0] != 0) {
+    const uint32_t what = status_map_[0], limit = status_map_[2];
+    const int32_t id = static_cast<int32_t>(status_map_[1]);
+    std::memset(status_map_, 0, 16);
+    throw zen::Error(ZEN_ERR_INVALID_ARG,
+                     std::string("vulkan: ") + (what == 1 ? "get_rows" : "set_rows") + ": row id " +
+                         std::to_string(id) + " is outside 0.." + std::to_string(limit - 1));
+  }
+}
 
 void VulkanDevice::ensure_staging() {
   if (staging_) return;

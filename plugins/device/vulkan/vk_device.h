@@ -63,6 +63,8 @@ class VulkanDevice final : public zen::Device {
   Binding bind(const zen_tensor& t, uint64_t extent, uint64_t rel = 0) const;
   // Records one dispatch of `groups` workgroups (any count: a 2D grid past 65535) and a
   // barrier after it. Missing bindings get a placeholder buffer.
+  // The status buffer shaders report bad row ids in (checked by synchronize()).
+  Binding status_binding() const { return {status_->buffer, 0, 16, 0}; }
   void dispatch(Shader s, std::initializer_list<Binding> binds, const void* push, size_t bytes,
                 uint64_t groups);
 
@@ -98,6 +100,8 @@ class VulkanDevice final : public zen::Device {
 
   Buffer* staging_ = nullptr;  // host-visible, coherent, persistently mapped
   void* staging_map_ = nullptr;
+  Buffer* status_ = nullptr;  // host-visible: what, id, limit of the first bad row id
+  uint32_t* status_map_ = nullptr;
   Buffer* placeholder_ = nullptr;  // bound to the bindings a dispatch does not use
 };
 

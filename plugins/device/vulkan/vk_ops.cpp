@@ -1,8 +1,10 @@
 #include "vk_ops.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,19 @@ uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.n
 
 // ---- supports ------------------------------------------------------------------------------
 
+// Does this in-place node (set_rows) write into a persistent state tensor?
+bool writes_host_state(const zen_graph& g, const zen_tensor& t) {
+  const zen_tensor* cur = &t;
+  for (int hops = 0; hops < 64; ++hops) {
+    if (cur->flags & ZEN_TENSOR_STATE) return true;
+    const int32_t next = cur->op == ZEN_OP_SET_ROWS || cur->op == ZEN_OP_VIEW ? cur->view_src : -1;
+    const int32_t via = next >= 0 ? next : (cur->op == ZEN_OP_SET_ROWS ? cur->src[0] : -1);
+    if (via < 0 || static_cast<uint32_t>(via) >= g.n_tensors) return false;
+    cur = zen_graph_tensor(&g, via);
+  }
+  return false;
+}
+
 bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor& t) {
   const zen_tensor* s0 = src(g, t, 0);
   const zen_tensor* s1 = src(g, t, 1);
@@ -198,6 +213,10 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
               (t.type == I32 && s0->type == I32)) &&
              all_bindable({s0, &t});
     case ZEN_OP_SET_ROWS:
+      // The runtime keeps persistent state (the KV cache) in host memory, and the scheduler
+      // would hand this device a copy to write into, which is dropped after the graph: the
+      // cache would never see the rows. Writes into state stay with a host-visible device.
+      if (writes_host_state(g, t)) return false;
       return s0 && s1 && s2 && (t.type == F32 || t.type == F16) && s1->type == F32 &&
              s2->type == I32 && s1->ne[2] == 1 && s1->ne[3] == 1 && s1->ne[0] == t.ne[0] &&
              all_bindable({s1, s2, &t});
@@ -240,7 +259,7 @@ void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& tabl
     p.ne(t).nb(table);
     p << u(ids.nb[0]) << u(ids.nb[1]) << u(ids.nb[2]) << u(R);
     p.nb(t) << u(r0) << u(rw);
-    dev.dispatch(Shader::kGetRows, {bt, bi, bd}, p.data(), p.bytes(),
+    dev.dispatch(Shader::kGetRows, {bt, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
                  ceil_div(chunks * nrows(t), 64));
   }
 }
@@ -407,7 +426,7 @@ void rec_set_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& rows
   p << bs.residual << bi.residual << bd.residual << t.type;
   p << u(rows.ne[0]) << u(rows.ne[1]) << u(t.ne[1]) << u(ids.nb[0]);
   p << u(rows.nb[0]) << u(rows.nb[1]) << u(t.nb[0]) << u(t.nb[1]);
-  dev.dispatch(Shader::kSetRows, {bs, bi, bd}, p.data(), p.bytes(),
+  dev.dispatch(Shader::kSetRows, {bs, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
                ceil_div(static_cast<uint64_t>(rows.ne[0] * rows.ne[1]), 256));
 }
 
@@ -422,11 +441,30 @@ void rec_sort(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, bool 
   dev.dispatch(Shader::kArgsort, {ba, bd}, p.data(), p.bytes(), nrows(a));
 }
 
+// ZEN_VULKAN_REFUSE_OPS="2,12": op ids this device refuses (a debugging aid: moves ops back
+// to the CPU one family at a time to find which shader a wrong result comes from).
+bool refused_by_env(uint32_t op) {
+  static const std::vector<uint32_t> ids = [] {
+    std::vector<uint32_t> out;
+    if (const char* v = std::getenv("ZEN_VULKAN_REFUSE_OPS"))
+      for (const char* p = v; *p;) {
+        char* end = nullptr;
+        const unsigned long id = std::strtoul(p, &end, 10);
+        if (end == p) break;
+        out.push_back(static_cast<uint32_t>(id));
+        p = *end ? end + 1 : end;
+      }
+    return out;
+  }();
+  return std::find(ids.begin(), ids.end(), op) != ids.end();
+}
+
 }  // namespace
 
 bool supports(const VulkanDevice& dev, const zen_graph& g, int32_t node) {
   if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return false;
   const zen_tensor& t = *zen_graph_tensor(&g, node);
+  if (refused_by_env(t.op)) return false;
   if (t.op != ZEN_OP_NONE && t.op != ZEN_OP_VIEW && !bindable(dev, t, false)) return false;
   return supports_node(dev, g, t);
 }

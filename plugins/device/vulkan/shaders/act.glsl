@@ -1,8 +1,9 @@
 // Activations shared by unary.comp and binary.comp (GLU), as the CPU device defines them.
 float silu(float x) { return x / (1.0 + exp(-x)); }
+// 0.5 (1 + tanh(u)) = 1 / (1 + e^(-2u)): no cancellation where tanh(u) is near -1.
 float gelu_tanh(float x) {
-  const float u = clamp(0.7978845608028654 * (x + 0.044715 * x * x * x), -15.0, 15.0);
-  return 0.5 * x * (1.0 + tanh(u));
+  const float u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  return x / (1.0 + exp(-2.0 * u));
 }
 // GLSL has no erf: Abramowitz & Stegun 7.1.26 is only good to 1.5e-7 absolute, so use the
 // complementary-error-function fit of Numerical Recipes (erfc, fractional error < 1.2e-7).

@@ -55,6 +55,15 @@ DEF_STORES(1)
 DEF_STORES(2)
 DEF_STORES(3)
 
+// A bad row id (get_rows, set_rows) cannot throw: it is recorded in the device's status
+// buffer (binding 3 of those shaders: what, id, limit), which synchronize() turns into an error.
+void report_bad_id(uint what, int id, uint limit) {
+  if (atomicCompSwap(bufs[3].w[0], 0u, what) == 0u) {
+    bufs[3].w[1] = uint(id);
+    bufs[3].w[2] = limit;
+  }
+}
+
 // Workgroups are dispatched as a 2D grid (x <= 65535) when there are more than 65535.
 uint group_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 uint global_id(uint wg_size) { return group_id() * wg_size + gl_LocalInvocationID.x; }

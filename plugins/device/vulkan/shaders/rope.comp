@@ -4,7 +4,7 @@
 // then linear scaling and the YaRN ramp (as the CPU device computes them). NORMAL mode pairs
 // (2i, 2i + 1), NEOX (i, i + n_dims / 2); elements past n_dims are copied. As on the CPU, the
 // angle is computed and reduced to [-pi, pi] in double (positions reach 1e5, where a float
-// angle is off by 1e-2 rad) and sin/cos taken in float. base^(-2/n_dims) comes from the host
+// angle is off by 1e-2 rad), rounded to float as on the CPU, and sin/cos taken in double. base^(-2/n_dims) comes from the host
 // in double; its i-th power is taken by squaring. One thread per (pair or copied element, row).
 // Bindings: x 0, pos 1, freq factors 2, dst 3.
 #include "common.glsl"
@@ -22,6 +22,27 @@ layout(push_constant) uniform PC {
   float freq_scale, ext_factor, corr_lo, corr_hi, mscale;
   uint pnb0, fnb0;
 } pc;
+
+// (cos, sin) of a, |a| <= pi + 1e-6, to double accuracy: the float sin/cos of some drivers
+// (lavapipe's among them) are off by ~1e-6, more than the rotation's own rounding. Reduced to
+// [-pi/4, pi/4] by quadrant, then Taylor series (error < 1e-15 there).
+vec2 sincos_d(double a) {
+  const double half_pi = 1.5707963267948966192313lf;
+  const double k = roundEven(a / half_pi);
+  const double r = a - k * half_pi, r2 = r * r;
+  const double s = r * (1.0lf - r2 / 6.0lf * (1.0lf - r2 / 20.0lf * (1.0lf - r2 / 42.0lf *
+                   (1.0lf - r2 / 72.0lf * (1.0lf - r2 / 110.0lf * (1.0lf - r2 / 156.0lf *
+                   (1.0lf - r2 / 210.0lf)))))));
+  const double c = 1.0lf - r2 / 2.0lf * (1.0lf - r2 / 12.0lf * (1.0lf - r2 / 30.0lf *
+                   (1.0lf - r2 / 56.0lf * (1.0lf - r2 / 90.0lf * (1.0lf - r2 / 132.0lf *
+                   (1.0lf - r2 / 182.0lf))))));
+  switch (int(k) & 3) {
+    case 0: return vec2(float(c), float(s));
+    case 1: return vec2(float(-s), float(c));
+    case 2: return vec2(float(-c), float(-s));
+    default: return vec2(float(s), float(-c));
+  }
+}
 
 void main() {
   const uint half_ = pc.n_dims / 2u, tail = pc.ne0 - pc.n_dims;
@@ -48,13 +69,16 @@ void main() {
   const double extrap = pos * inv;
   double theta = double(pc.freq_scale) * extrap;
   if (pc.ext_factor != 0.0) {
-    const float y = (float(q) - pc.corr_lo) / max(0.001, pc.corr_hi - pc.corr_lo);
-    const double ramp = double((1.0 - min(1.0, max(0.0, y))) * pc.ext_factor);
+    // In double: a float ramp (1e-7 relative) times angles of 1e4 rad is off by 1e-3 rad.
+    const double y = (double(q) - double(pc.corr_lo)) /
+                     max(0.001lf, double(pc.corr_hi) - double(pc.corr_lo));
+    const double ramp = (1.0lf - min(1.0lf, max(0.0lf, y))) * double(pc.ext_factor);
     theta = theta * (1.0lf - ramp) + extrap * ramp;
   }
   const double two_pi = 6.283185307179586476925lf;
   const double red = theta - two_pi * roundEven(theta / two_pi);
-  const float c = cos(float(red)) * pc.mscale, s = sin(float(red)) * pc.mscale;
+  vec2 cs = sincos_d(double(float(red)));
+  const float c = cs.x * pc.mscale, s = cs.y * pc.mscale;
   const bool neox = (pc.flags & 1u) != 0u;
   const uint j0 = neox ? q : 2u * q, j1 = neox ? q + half_ : 2u * q + 1u;
   const float x0 = rdf32_0(x + j0 * pc.xnb0), x1 = rdf32_0(x + j1 * pc.xnb0);
