@@ -14,7 +14,10 @@
 namespace zen_vk {
 namespace {
 
-constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, I32 = ZEN_TYPE_I32;
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
+
+bool is_half(uint32_t t) { return t == F16 || t == BF16; }
+bool is_float(uint32_t t) { return t == F32 || is_half(t); }
 
 const zen_tensor* src(const zen_graph& g, const zen_tensor& t, int i) {
   const int32_t s = t.src[i];
@@ -130,19 +133,6 @@ uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.n
 
 // ---- supports ------------------------------------------------------------------------------
 
-// Does this in-place node (set_rows) write into a persistent state tensor?
-bool writes_host_state(const zen_graph& g, const zen_tensor& t) {
-  const zen_tensor* cur = &t;
-  for (int hops = 0; hops < 64; ++hops) {
-    if (cur->flags & ZEN_TENSOR_STATE) return true;
-    const int32_t next = cur->op == ZEN_OP_SET_ROWS || cur->op == ZEN_OP_VIEW ? cur->view_src : -1;
-    const int32_t via = next >= 0 ? next : (cur->op == ZEN_OP_SET_ROWS ? cur->src[0] : -1);
-    if (via < 0 || static_cast<uint32_t>(via) >= g.n_tensors) return false;
-    cur = zen_graph_tensor(&g, via);
-  }
-  return false;
-}
-
 bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor& t) {
   const zen_tensor* s0 = src(g, t, 0);
   const zen_tensor* s1 = src(g, t, 1);
@@ -197,8 +187,7 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
     case ZEN_OP_ATTENTION: {
       if (!s0 || !s1 || !s2 || t.type != F32 || s0->type != F32 || s0->nb[0] != 4) return false;
       for (const zen_tensor* kv : {s1, s2})
-        if ((kv->type != F32 && kv->type != F16) || kv->nb[0] != type_info(kv->type).bytes ||
-            kv->ne[3] >= 65536)
+        if (!is_float(kv->type) || kv->nb[0] != type_info(kv->type).bytes || kv->ne[3] >= 65536)
           return false;
       if (s3 && ((s3->type != F32 && s3->type != F16) || s3->nb[0] != type_info(s3->type).bytes ||
                  s3->ne[2] >= 65536 || s3->ne[3] >= 65536))
@@ -209,21 +198,16 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
     }
     case ZEN_OP_CPY:
       return s0 && same_shape(t, *s0) &&
-             (((t.type == F32 || t.type == F16) && (s0->type == F32 || s0->type == F16)) ||
-              (t.type == I32 && s0->type == I32)) &&
+             ((is_float(t.type) && is_float(s0->type)) || (t.type == I32 && s0->type == I32)) &&
              all_bindable({s0, &t});
     case ZEN_OP_SET_ROWS:
-      // The runtime keeps persistent state (the KV cache) in host memory, and the scheduler
-      // would hand this device a copy to write into, which is dropped after the graph: the
-      // cache would never see the rows. Writes into state stay with a host-visible device.
-      if (writes_host_state(g, t)) return false;
-      return s0 && s1 && s2 && (t.type == F32 || t.type == F16) && s1->type == F32 &&
-             s2->type == I32 && s1->ne[2] == 1 && s1->ne[3] == 1 && s1->ne[0] == t.ne[0] &&
-             all_bindable({s1, s2, &t});
+      // Writes in place into its destination (a KV cache): the scheduler keeps such state on
+      // one device, in a persistent device copy when the device is not host-visible.
+      return s0 && s1 && s2 && is_float(t.type) && s1->type == F32 && s2->type == I32 &&
+             s1->ne[2] == 1 && s1->ne[3] == 1 && s1->ne[0] == t.ne[0] && all_bindable({s1, s2, &t});
     case ZEN_OP_CONCAT: {
       const int32_t dim = t.params[0];
-      if (dim < 0 || dim >= ZEN_MAX_DIMS || !(t.type == F32 || t.type == F16 || t.type == I32))
-        return false;
+      if (dim < 0 || dim >= ZEN_MAX_DIMS || !(is_float(t.type) || t.type == I32)) return false;
       for (int i = 0; i < ZEN_MAX_SRC; ++i)
         if (const zen_tensor* s = src(g, t, i); s && (s->type != t.type || !bindable(dev, *s)))
           return false;
@@ -231,7 +215,7 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
     }
     case ZEN_OP_ARGSORT:
     case ZEN_OP_TOP_K:
-      return s0 && t.type == I32 && (s0->type == F32 || s0->type == F16) && s0->ne[0] <= 1024 &&
+      return s0 && t.type == I32 && is_float(s0->type) && s0->ne[0] <= 1024 &&
              t.ne[0] <= s0->ne[0] && all_bindable({s0, &t});
     default:
       return false;
@@ -287,13 +271,13 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     p.nb(b);
     p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
     p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
-    uint64_t groups;
+    uint64_t items;  // invocations: one per (row, column group) or (row, slot)
     if (id_mode)
-      groups = mw * static_cast<uint64_t>(t.ne[1] * t.ne[2]);
+      items = mw * static_cast<uint64_t>(t.ne[1] * t.ne[2]);
     else
-      groups = mw * ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
-               static_cast<uint64_t>(t.ne[2] * t.ne[3]);
-    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi}, p.data(), p.bytes(), groups);
+      items = mw * ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
+              static_cast<uint64_t>(t.ne[2] * t.ne[3]);
+    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi}, p.data(), p.bytes(), ceil_div(items, 64));
   }
 }
 
@@ -384,7 +368,8 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
                 bv = dev.bind(v, extent(v)), bd = dev.bind(t, extent(t));
   const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : bq;
   const uint32_t mtype = mask ? (mask->type == F32 ? 1u : 2u) : 0u;
-  const uint32_t flags = (k.type == F16 ? 1u : 0u) | (v.type == F16 ? 4u : 0u) | (mtype << 4) |
+  auto kv_code = [](uint32_t t) { return t == F16 ? 1u : (t == BF16 ? 2u : 0u); };
+  const uint32_t flags = kv_code(k.type) | (kv_code(v.type) << 2) | (mtype << 4) |
                          (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u);
   Push p;
   p << bq.residual << bk.residual << bv.residual << bm.residual << bd.residual;

@@ -5,7 +5,7 @@
 // with the running max m and sum l of an online softmax over blocks of WG keys: each thread
 // scores one key of the block, then every thread rescales and accumulates its own output
 // elements (e = tid, tid + WG, ...). A query that sees no key outputs zeros.
-// q F32 [D, T, Hq, S] (binding 0); k (1), v (2) F32/F16 [D, L, Hkv, S'] (rows of packed elements, any row
+// q F32 [D, T, Hq, S] (binding 0); k (1), v (2) F32/F16/BF16 [D, L, Hkv, S'] (rows of packed elements, any row
 // strides); mask (3) F32/F16 [L, T', M2, M3]; dst (4) F32 packed [Dv, Hq, T, S]. Query head h reads
 // kv head h / (Hq / Hkv) (GQA). D, Dv <= 256.
 #include "common.glsl"
@@ -24,15 +24,20 @@ layout(push_constant) uniform PC {
   uint mne23;   // mask ne2 | ne3 << 16
   uint kvne3;   // k ne3 | v ne3 << 16
   float scale, softcap;
-  uint flags;   // bits 0-1 k type, 2-3 v type (0 F32, 1 F16), 4-5 mask (0 none, 1 F32, 2 F16), 6 causal
+  uint flags;   // bits 0-1 k type, 2-3 v type (0 F32, 1 F16, 2 BF16), 4-5 mask (0 none, 1 F32, 2 F16), 6 causal
   int window, pos0;
 } pc;
 
 shared float qs[MAXD];
 shared float sc[WG];
 
-float ldk(uint o, uint t) { return t == 1u ? rdf16_1(o) : rdf32_1(o); }
-float ldv(uint o, uint t) { return t == 1u ? rdf16_2(o) : rdf32_2(o); }
+// K/V element types: 0 F32, 1 F16, 2 BF16.
+float ldk(uint o, uint t) {
+  return t == 1u ? rdf16_1(o) : (t == 2u ? bf16_to_f32(rd16_1(o)) : rdf32_1(o));
+}
+float ldv(uint o, uint t) {
+  return t == 1u ? rdf16_2(o) : (t == 2u ? bf16_to_f32(rd16_2(o)) : rdf32_2(o));
+}
 
 void main() {
   const uint g = group_id(), tid = gl_LocalInvocationID.x;
@@ -57,7 +62,7 @@ void main() {
   const uint vbase = pc.off_v + hk * pc.vnb2 + (s % (pc.kvne3 >> 16)) * pc.vnb3;
   const uint mbase = pc.off_m + t * pc.mnb1 + (h % (pc.mne23 & 0xffffu)) * pc.mnb2 +
                      (s % (pc.mne23 >> 16)) * pc.mnb3;
-  const uint ksz = kt == 1u ? 2u : 4u, vsz = vt == 1u ? 2u : 4u;
+  const uint ksz = kt != 0u ? 2u : 4u, vsz = vt != 0u ? 2u : 4u;
 
   float m = -1.0 / 0.0, l = 0.0;
   float acc[MAXD / WG];

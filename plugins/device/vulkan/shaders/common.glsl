@@ -3,13 +3,22 @@
 // F16 and the block formats sit at 2-byte offsets the word loads below take apart.
 // The host binds each tensor at its offset rounded down to minStorageBufferOffsetAlignment
 // and passes the rest in push constants (the shaders' off[] fields).
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
+#extension GL_EXT_control_flow_attributes : enable
 
 layout(std430, set = 0, binding = 0) buffer Buf { uint w[]; } bufs[6];
 
 #define TYPE_F32 0u
 #define TYPE_F16 1u
 #define TYPE_I32 26u
+#define TYPE_BF16 30u
+
+// bfloat16 <-> float (round to nearest even, quiet NaNs), as core/quant/half.h.
+float bf16_to_f32(uint h) { return uintBitsToFloat(h << 16); }
+uint f32_to_bf16(float f) {
+  const uint x = floatBitsToUint(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;
+  return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+}
 
 // Byte-addressed loads from binding B (a literal: arrays of buffers are indexed by constants).
 #define DEF_LOADS(B)                                                                   \
@@ -23,8 +32,10 @@ layout(std430, set = 0, binding = 0) buffer Buf { uint w[]; } bufs[6];
   float rdf16_##B(uint o) { return unpackHalf2x16(rd16_##B(o)).x; }                    \
   float rdf32_##B(uint o) { return uintBitsToFloat(bufs[B].w[o >> 2]); }               \
   float rdf_##B(uint t, uint o) {                                                      \
-    return t == TYPE_F16 ? rdf16_##B(o) : (t == TYPE_I32 ? float(int(bufs[B].w[o >> 2])) \
-                                                         : rdf32_##B(o));              \
+    if (t == TYPE_F16) return rdf16_##B(o);                                            \
+    if (t == TYPE_BF16) return bf16_to_f32(rd16_##B(o));                               \
+    if (t == TYPE_I32) return float(int(bufs[B].w[o >> 2]));                           \
+    return rdf32_##B(o);                                                               \
   }
 
 // Stores to binding B. A 16-bit store updates its half of the word with two atomics, so
@@ -40,6 +51,8 @@ layout(std430, set = 0, binding = 0) buffer Buf { uint w[]; } bufs[6];
   void wrf_##B(uint t, uint o, float v) {                                              \
     if (t == TYPE_F16)                                                                 \
       wr16_##B(o, packHalf2x16(vec2(v, 0.0)));                                         \
+    else if (t == TYPE_BF16)                                                           \
+      wr16_##B(o, f32_to_bf16(v));                                                     \
     else if (t == TYPE_I32)                                                            \
       wr32_##B(o, uint(int(v)));                                                       \
     else                                                                               \
@@ -68,5 +81,3 @@ void report_bad_id(uint what, int id, uint limit) {
 uint group_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
 uint global_id(uint wg_size) { return group_id() * wg_size + gl_LocalInvocationID.x; }
 
-float elem_size_f(uint t) { return t == TYPE_F16 ? 2.0 : 4.0; }
-uint elem_size(uint t) { return t == TYPE_F16 ? 2u : 4u; }

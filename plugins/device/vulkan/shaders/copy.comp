@@ -1,6 +1,6 @@
 #version 450
 // CPY (and each source of CONCAT): dst[i] = convert(src[i]) over the 4D shape ne, both sides
-// strided; types F32, F16, I32 (I32 only to I32, copied bit for bit). src binding 0, dst 1.
+// strided; types F32, F16, BF16, I32 (I32 only to I32; equal types copied bit for bit). src binding 0, dst 1.
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -21,7 +21,7 @@ void main() {
   const uint dof = pc.off_d + i0 * pc.dnb0 + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3;
   if (pc.stype == TYPE_I32 || (pc.stype == TYPE_F32 && pc.dtype == TYPE_F32))
     wr32_1(dof, bufs[0].w[so >> 2]);
-  else if (pc.stype == TYPE_F16 && pc.dtype == TYPE_F16)
+  else if (pc.stype == pc.dtype)  // F16, BF16: the bits
     wr16_1(dof, rd16_0(so));
   else
     wrf_1(pc.dtype, dof, rdf_0(pc.stype, so));

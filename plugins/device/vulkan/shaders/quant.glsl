@@ -14,11 +14,14 @@
 #define TYPE_Q6_K 14u
 
 // Elements per block and bytes per block (0 for an unknown type).
-uint block_size(uint t) { return t >= TYPE_Q4_K && t <= TYPE_Q6_K ? 256u : (t <= TYPE_F16 ? 1u : 32u); }
+uint block_size(uint t) {
+  return t >= TYPE_Q4_K && t <= TYPE_Q6_K ? 256u : (t <= TYPE_F16 || t == TYPE_BF16 ? 1u : 32u);
+}
 uint block_bytes(uint t) {
   switch (t) {
     case TYPE_F32: return 4u;
     case TYPE_F16: return 2u;
+    case TYPE_BF16: return 2u;
     case TYPE_Q4_0: return 18u;
     case TYPE_Q4_1: return 20u;
     case TYPE_Q5_0: return 22u;
@@ -42,42 +45,44 @@ void scale_min_k4(uint j, uint s, out float sc, out float mn) {
   }
 }
 
+// Byte j (0..3) of word w.
+uint byte_of(uint w, uint j) { return (w >> (8u * j)) & 0xffu; }
+
 // Chunk c of the row starting at byte `row`: elements 32c .. 32c + 31. Float rows: element i
-// at row + i * nb0, and only elements below n exist (the rest read as 0).
+// at row + i * nb0, and only elements below n exist (the rest read as 0). The block formats'
+// bytes are read four at a time (rd32_0 takes unaligned words apart) and every loop has a
+// constant trip count, so compilers keep v[] in registers.
 void dq32(uint t, uint row, uint c, uint nb0, uint n, out float v[32]) {
-  if (t == TYPE_F32 || t == TYPE_F16) {
-    for (uint j = 0u; j < 32u; ++j) {
+  if (t == TYPE_F32 || t == TYPE_F16 || t == TYPE_BF16) {
+    [[unroll]] for (uint j = 0u; j < 32u; ++j) {
       const uint i = c * 32u + j;
-      v[j] = i < n ? (t == TYPE_F32 ? rdf32_0(row + i * nb0) : rdf16_0(row + i * nb0)) : 0.0;
+      v[j] = i < n ? rdf_0(t, row + i * nb0) : 0.0;
     }
-  } else if (t == TYPE_Q4_0 || t == TYPE_Q4_1) {
+  } else if (t == TYPE_Q4_0 || t == TYPE_Q4_1 || t == TYPE_Q5_0 || t == TYPE_Q5_1) {
     const uint b = row + c * block_bytes(t);
     const float d = rdf16_0(b);
-    const bool q41 = t == TYPE_Q4_1;
-    const float m = q41 ? rdf16_0(b + 2u) : -8.0 * d;
-    const uint qs = b + (q41 ? 4u : 2u);
-    for (uint j = 0u; j < 16u; ++j) {
-      const uint q = rd8_0(qs + j);
-      v[j] = float(q & 0xfu) * d + m;
-      v[j + 16u] = float(q >> 4) * d + m;
-    }
-  } else if (t == TYPE_Q5_0 || t == TYPE_Q5_1) {
-    const uint b = row + c * block_bytes(t);
-    const float d = rdf16_0(b);
-    const bool q51 = t == TYPE_Q5_1;
-    const float m = q51 ? rdf16_0(b + 2u) : -16.0 * d;
-    const uint qh = rd32_0(b + (q51 ? 4u : 2u));
-    const uint qs = b + (q51 ? 8u : 6u);
-    for (uint j = 0u; j < 16u; ++j) {
-      const uint q = rd8_0(qs + j);
-      const uint h0 = ((qh >> j) << 4) & 0x10u, h1 = (qh >> (j + 12u)) & 0x10u;
-      v[j] = float((q & 0xfu) | h0) * d + m;
-      v[j + 16u] = float((q >> 4) | h1) * d + m;
+    const bool has_min = t == TYPE_Q4_1 || t == TYPE_Q5_1, q5 = t == TYPE_Q5_0 || t == TYPE_Q5_1;
+    const float m = has_min ? rdf16_0(b + 2u) : (q5 ? -16.0 : -8.0) * d;
+    const uint hoff = has_min ? 4u : 2u;
+    const uint qh = q5 ? rd32_0(b + hoff) : 0u;
+    const uint qs = b + hoff + (q5 ? 4u : 0u);
+    [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+      const uint word = rd32_0(qs + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        const uint j = 4u * w + k, q = byte_of(word, k);
+        const uint h0 = ((qh >> j) << 4) & 0x10u, h1 = (qh >> (j + 12u)) & 0x10u;
+        v[j] = float((q & 0xfu) | h0) * d + m;
+        v[j + 16u] = float((q >> 4) | h1) * d + m;
+      }
     }
   } else if (t == TYPE_Q8_0) {
     const uint b = row + c * 34u;
     const float d = rdf16_0(b);
-    for (uint j = 0u; j < 32u; ++j) v[j] = float(int(rd8_0(b + 2u + j) << 24) >> 24) * d;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint word = rd32_0(b + 2u + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k)
+        v[4u * w + k] = float(int(byte_of(word, k) << 24) >> 24) * d;
+    }
   } else if (t == TYPE_Q4_K || t == TYPE_Q5_K) {
     const bool q5 = t == TYPE_Q5_K;
     const uint b = row + (c >> 3) * (q5 ? 176u : 144u), sub = c & 7u;
@@ -85,26 +90,34 @@ void dq32(uint t, uint row, uint c, uint nb0, uint n, out float v[32]) {
     scale_min_k4(sub, b + 4u, sc, mn);
     const float d = rdf16_0(b) * sc, m = rdf16_0(b + 2u) * mn;
     const uint qs = b + (q5 ? 48u : 16u) + (sub >> 1) * 32u, shift = (sub & 1u) * 4u;
-    for (uint l = 0u; l < 32u; ++l) {
-      uint q = (rd8_0(qs + l) >> shift) & 0xfu;
-      if (q5 && ((rd8_0(b + 16u + l) >> sub) & 1u) != 0u) q += 16u;
-      v[l] = d * float(q) - m;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint word = rd32_0(qs + 4u * w);
+      const uint hw = q5 ? rd32_0(b + 16u + 4u * w) : 0u;
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        uint q = (byte_of(word, k) >> shift) & 0xfu;
+        if (q5) q += ((byte_of(hw, k) >> sub) & 1u) << 4;
+        v[4u * w + k] = d * float(q) - m;
+      }
     }
   } else if (t == TYPE_Q6_K) {
     const uint b = row + (c >> 3) * 210u, sub = c & 7u;
-    const uint half_ = sub >> 2, k = sub & 3u;
-    const uint ql = b + half_ * 64u + ((k & 1u) != 0u ? 32u : 0u);
+    const uint half_ = sub >> 2, k4 = sub & 3u;
+    const uint ql = b + half_ * 64u + ((k4 & 1u) != 0u ? 32u : 0u);
     const uint qh = b + 128u + half_ * 32u;
-    const uint scb = b + 192u + half_ * 8u + 2u * k;
+    const uint scb = b + 192u + half_ * 8u + 2u * k4;
     const float d = rdf16_0(b + 208u);
-    const uint shift = k < 2u ? 0u : 4u;
-    for (uint l = 0u; l < 32u; ++l) {
-      const uint lo = (rd8_0(ql + l) >> shift) & 0xfu;
-      const uint hi = (rd8_0(qh + l) >> (2u * k)) & 3u;
-      const float sc = float(int(rd8_0(scb + (l >> 4)) << 24) >> 24);
-      v[l] = d * sc * float(int(lo | (hi << 4)) - 32);
+    const float d0 = d * float(int(rd8_0(scb) << 24) >> 24);
+    const float d1 = d * float(int(rd8_0(scb + 1u) << 24) >> 24);
+    const uint shift = k4 < 2u ? 0u : 4u;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint lw = rd32_0(ql + 4u * w), hw = rd32_0(qh + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        const uint lo = (byte_of(lw, k) >> shift) & 0xfu;
+        const uint hi = (byte_of(hw, k) >> (2u * k4)) & 3u;
+        v[4u * w + k] = (w < 4u ? d0 : d1) * float(int(lo | (hi << 4)) - 32);
+      }
     }
   } else {
-    for (uint j = 0u; j < 32u; ++j) v[j] = 0.0;
+    [[unroll]] for (uint j = 0u; j < 32u; ++j) v[j] = 0.0;
   }
 }
