@@ -65,7 +65,19 @@ void main() {
   float acc[NC];
   for (uint c = 0u; c < NC; ++c) acc[c] = 0.0;
   const uint chunks = (pc.K + 31u) / 32u;
-  for (uint ch = 0u; ch < chunks; ++ch) {
+  if (ncols == 1u && pc.K % 32u == 0u) {
+    // Decode: one column, every chunk whole. Scalars only: compilers that lower arrays
+    // indexed by a runtime value to memory (llvmpipe) keep everything in registers.
+    const uint b0 = bcol[0], bs = pc.bnb0;
+    float a0 = 0.0;
+    for (uint ch = 0u; ch < chunks; ++ch) {
+      float v[32];
+      dq32(pc.atype, arow, ch, pc.anb0, pc.K, v);
+      const uint k0 = b0 + ch * 32u * bs;
+      [[unroll]] for (uint j = 0u; j < 32u; ++j) a0 += v[j] * rdf32_1(k0 + j * bs);
+    }
+    acc[0] = a0;
+  } else for (uint ch = 0u; ch < chunks; ++ch) {
     float v[32];
     dq32(pc.atype, arow, ch, pc.anb0, pc.K, v);
     const uint kn = min(32u, pc.K - ch * 32u), k0 = ch * 32u * pc.bnb0;
