@@ -164,14 +164,15 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
       return s0 && s1 && t.type == F32 && s0->type == F32 && s1->type == F32 &&
              same_shape(t, *s0) && all_bindable({s0, s1, &t});
     case ZEN_OP_GLU:
-      return s0 && s1 && t.type == F32 && s0->type == F32 && s1->type == F32 &&
+      return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == t.type &&
              same_shape(t, *s0) && same_shape(t, *s1) && t.params[0] >= 0 && t.params[0] <= 2 &&
              all_bindable({s0, s1, &t});
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
-      return s0 && t.type == F32 && s0->type == F32 && same_shape(t, *s0) && all_bindable({s0, &t});
+      return s0 && is_float(t.type) && s0->type == t.type && same_shape(t, *s0) &&
+             all_bindable({s0, &t});
     case ZEN_OP_SOFTMAX:
       return s0 && t.type == F32 && s0->type == F32 && same_shape(t, *s0) &&
              (!s1 || ((s1->type == F32 || s1->type == F16) && s1->ne[0] >= t.ne[0] &&
@@ -179,7 +180,7 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              all_bindable({s0, s1, &t});
     case ZEN_OP_ROPE: {
       const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
-      return s0 && s1 && t.type == F32 && s0->type == F32 && s1->type == I32 &&
+      return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == I32 &&
              (!s2 || s2->type == F32) && (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) &&
              n_dims > 0 && n_dims % 2 == 0 && n_dims <= t.ne[0] && same_shape(t, *s0) &&
              dev.physical().float64 && all_bindable({s0, s1, s2, &t});
@@ -287,7 +288,7 @@ void rec_binary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
                 bd = dev.bind(t, extent(t));
   Push p;
   p << ba.residual << bb.residual << bd.residual << op;
-  p.ne(t).nb(a).ne(b).nb(b).nb(t);
+  p.ne(t).nb(a).ne(b).nb(b).nb(t) << t.type;
   dev.dispatch(Shader::kBinary, {ba, bb, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
 }
 
@@ -296,7 +297,7 @@ void rec_unary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
   Push p;
   p << ba.residual << bd.residual << op << f(s) << f(bias);
-  p.ne(t).nb(a).nb(t);
+  p.ne(t).nb(a).nb(t) << t.type;
   dev.dispatch(Shader::kUnary, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
 }
 
@@ -304,7 +305,7 @@ void rec_rms_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
   Push p;
   p << ba.residual << bd.residual << f(zen_param_f32(&t, 0));
-  p.ne(t).nb(a).nb(t);
+  p.ne(t).nb(a).nb(t) << t.type;
   dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(), nrows(t));
 }
 
@@ -356,7 +357,7 @@ void rec_rope(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& x, const
   p << static_cast<uint32_t>(rbits) << static_cast<uint32_t>(rbits >> 32);
   p << f(freq_scale) << f(ext) << f(static_cast<float>(lo)) << f(static_cast<float>(hi))
     << f(static_cast<float>(mscale));
-  p << u(pos.nb[0]) << (ff ? u(ff->nb[0]) : 0u);
+  p << u(pos.nb[0]) << (ff ? u(ff->nb[0]) : 0u) << t.type;
   const uint64_t per_row = static_cast<uint64_t>(n_dims / 2 + (t.ne[0] - n_dims));
   dev.dispatch(Shader::kRope, {bx, bp, bf, bd}, p.data(), p.bytes(),
                ceil_div(per_row * nrows(t), 64));

@@ -14,6 +14,7 @@ layout(push_constant) uniform PC {
   uint bne0, bne1, bne2, bne3;
   uint bnb0, bnb1, bnb2, bnb3;
   uint dnb0, dnb1, dnb2, dnb3;
+  uint type;  // of all three: F32 (add, mul, glu), F16 or BF16 (glu)
 } pc;
 
 void main() {
@@ -21,8 +22,8 @@ void main() {
   if (i >= pc.ne0 * pc.ne1 * pc.ne2 * pc.ne3) return;
   const uint i0 = i % pc.ne0, i1 = (i / pc.ne0) % pc.ne1, i2 = (i / (pc.ne0 * pc.ne1)) % pc.ne2,
              i3 = i / (pc.ne0 * pc.ne1 * pc.ne2);
-  const float a = rdf32_0(pc.off_a + i0 * pc.anb0 + i1 * pc.anb1 + i2 * pc.anb2 + i3 * pc.anb3);
-  const float b = rdf32_1(pc.off_b + (i0 % pc.bne0) * pc.bnb0 + (i1 % pc.bne1) * pc.bnb1 +
+  const float a = rdf_0(pc.type, pc.off_a + i0 * pc.anb0 + i1 * pc.anb1 + i2 * pc.anb2 + i3 * pc.anb3);
+  const float b = rdf_1(pc.type, pc.off_b + (i0 % pc.bne0) * pc.bnb0 + (i1 % pc.bne1) * pc.bnb1 +
                           (i2 % pc.bne2) * pc.bnb2 + (i3 % pc.bne3) * pc.bnb3);
   float y;
   switch (pc.op) {
@@ -32,5 +33,5 @@ void main() {
     case 3u: y = gelu_tanh(a) * b; break;
     default: y = gelu_erf(a) * b; break;
   }
-  wrf32_2(pc.off_d + i0 * pc.dnb0 + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3, y);
+  wrf_2(pc.type, pc.off_d + i0 * pc.dnb0 + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3, y);
 }

@@ -12,6 +12,7 @@ layout(push_constant) uniform PC {
   uint ne0, ne1, ne2, ne3;
   uint anb0, anb1, anb2, anb3;
   uint dnb0, dnb1, dnb2, dnb3;
+  uint type;  // of src and dst: F32, F16 or BF16 (reduced in float)
 } pc;
 
 shared float red[WG];
@@ -24,7 +25,7 @@ void main() {
   const uint d = pc.off_d + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3;
   float s = 0.0;
   for (uint i = tid; i < pc.ne0; i += WG) {
-    const float x = rdf32_0(a + i * pc.anb0);
+    const float x = rdf_0(pc.type, a + i * pc.anb0);
     s += x * x;
   }
   red[tid] = s;
@@ -34,5 +35,5 @@ void main() {
     barrier();
   }
   const float scale = 1.0 / sqrt(red[0] / float(pc.ne0) + pc.eps);
-  for (uint i = tid; i < pc.ne0; i += WG) wrf32_1(d + i * pc.dnb0, rdf32_0(a + i * pc.anb0) * scale);
+  for (uint i = tid; i < pc.ne0; i += WG) wrf_1(pc.type, d + i * pc.dnb0, rdf_0(pc.type, a + i * pc.anb0) * scale);
 }

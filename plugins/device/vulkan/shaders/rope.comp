@@ -21,6 +21,7 @@ layout(push_constant) uniform PC {
   uint rlo, rhi;       // base^(-2 / n_dims) as a double's two words
   float freq_scale, ext_factor, corr_lo, corr_hi, mscale;
   uint pnb0, fnb0;
+  uint type;  // of x and dst: F32, F16 or BF16 (rotated in float)
 } pc;
 
 // (cos, sin) of a, |a| <= pi + 1e-6, to double accuracy: the float sin/cos of some drivers
@@ -55,7 +56,7 @@ void main() {
   const uint d = pc.off_d + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3;
   if (q >= half_) {  // past n_dims: copied
     const uint j = pc.n_dims + (q - half_);
-    wrf32_3(d + j * pc.dnb0, rdf32_0(x + j * pc.xnb0));
+    wrf_3(pc.type, d + j * pc.dnb0, rdf_0(pc.type, x + j * pc.xnb0));
     return;
   }
   // inv_freq = r^q by squaring, in double
@@ -81,7 +82,7 @@ void main() {
   const float c = cs.x * pc.mscale, s = cs.y * pc.mscale;
   const bool neox = (pc.flags & 1u) != 0u;
   const uint j0 = neox ? q : 2u * q, j1 = neox ? q + half_ : 2u * q + 1u;
-  const float x0 = rdf32_0(x + j0 * pc.xnb0), x1 = rdf32_0(x + j1 * pc.xnb0);
-  wrf32_3(d + j0 * pc.dnb0, x0 * c - x1 * s);
-  wrf32_3(d + j1 * pc.dnb0, x0 * s + x1 * c);
+  const float x0 = rdf_0(pc.type, x + j0 * pc.xnb0), x1 = rdf_0(pc.type, x + j1 * pc.xnb0);
+  wrf_3(pc.type, d + j0 * pc.dnb0, x0 * c - x1 * s);
+  wrf_3(pc.type, d + j1 * pc.dnb0, x0 * s + x1 * c);
 }
