@@ -187,11 +187,11 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
     }
     case ZEN_OP_ATTENTION: {
       if (!s0 || !s1 || !s2 || t.type != F32 || s0->type != F32 || s0->nb[0] != 4) return false;
+      // Broadcast dims travel in 8 bits each (push constants are 128 bytes).
       for (const zen_tensor* kv : {s1, s2})
-        if (!is_float(kv->type) || kv->nb[0] != type_info(kv->type).bytes || kv->ne[3] >= 65536)
-          return false;
+        if (!is_float(kv->type) || kv->ne[3] >= 256) return false;
       if (s3 && ((s3->type != F32 && s3->type != F16) || s3->nb[0] != type_info(s3->type).bytes ||
-                 s3->ne[2] >= 65536 || s3->ne[3] >= 65536))
+                 s3->ne[2] >= 256 || s3->ne[3] >= 256))
         return false;
       const int64_t D = s0->ne[0], Dv = s2->ne[0], Hq = s0->ne[2], Hkv = s1->ne[2];
       return D <= 256 && Dv <= 256 && s1->ne[0] == D && Hkv > 0 && Hq % Hkv == 0 && contiguous(t) &&
@@ -380,11 +380,12 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
   p << u(k.nb[1]) << u(k.nb[2]) << u(k.nb[3]);
   p << u(v.nb[1]) << u(v.nb[2]) << u(v.nb[3]);
   if (mask)
-    p << u(mask->nb[1]) << u(mask->nb[2]) << u(mask->nb[3])
-      << (u(mask->ne[2]) | (u(mask->ne[3]) << 16));
+    p << u(mask->nb[1]) << u(mask->nb[2]) << u(mask->nb[3]);
   else
-    p << 0u << 0u << 0u << (1u | (1u << 16));
-  p << (u(k.ne[3]) | (u(v.ne[3]) << 16));
+    p << 0u << 0u << 0u;
+  const uint32_t m2 = mask ? u(mask->ne[2]) : 1u, m3 = mask ? u(mask->ne[3]) : 1u;
+  p << (u(k.ne[3]) | (u(v.ne[3]) << 8) | (m2 << 16) | (m3 << 24));
+  p << u(k.nb[0]) << u(v.nb[0]);
   p << f(zen_param_f32(&t, ZEN_ATTN_SCALE)) << f(zen_param_f32(&t, ZEN_ATTN_SOFTCAP)) << flags;
   p << static_cast<uint32_t>(t.params[ZEN_ATTN_WINDOW])
     << static_cast<uint32_t>(t.params[ZEN_ATTN_POS0]);

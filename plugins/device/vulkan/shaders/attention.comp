@@ -5,8 +5,7 @@
 // with the running max m and sum l of an online softmax over blocks of WG keys: each thread
 // scores one key of the block, then every thread rescales and accumulates its own output
 // elements (e = tid, tid + WG, ...). A query that sees no key outputs zeros.
-// q F32 [D, T, Hq, S] (binding 0); k (1), v (2) F32/F16/BF16 [D, L, Hkv, S'] (rows of packed elements, any row
-// strides); mask (3) F32/F16 [L, T', M2, M3]; dst (4) F32 packed [Dv, Hq, T, S]. Query head h reads
+// q F32 [D, T, Hq, S] (binding 0); k (1), v (2) F32/F16/BF16 [D, L, Hkv, S'] (any strides); mask (3) F32/F16 [L, T', M2, M3]; dst (4) F32 packed [Dv, Hq, T, S]. Query head h reads
 // kv head h / (Hq / Hkv) (GQA). D, Dv <= 256.
 #include "common.glsl"
 
@@ -21,8 +20,8 @@ layout(push_constant) uniform PC {
   uint knb1, knb2, knb3;
   uint vnb1, vnb2, vnb3;
   uint mnb1, mnb2, mnb3;
-  uint mne23;   // mask ne2 | ne3 << 16
-  uint kvne3;   // k ne3 | v ne3 << 16
+  uint ne3s;    // 8 bits each: k ne3 | v ne3 << 8 | mask ne2 << 16 | mask ne3 << 24
+  uint knb0, vnb0;
   float scale, softcap;
   uint flags;   // bits 0-1 k type, 2-3 v type (0 F32, 1 F16, 2 BF16), 4-5 mask (0 none, 1 F32, 2 F16), 6 causal
   int window, pos0;
@@ -58,11 +57,11 @@ void main() {
   if (pc.window > 0) lo = max(0, qpos - pc.window + 1);
   if (hi < lo) hi = lo;
 
-  const uint kbase = pc.off_k + hk * pc.knb2 + (s % (pc.kvne3 & 0xffffu)) * pc.knb3;
-  const uint vbase = pc.off_v + hk * pc.vnb2 + (s % (pc.kvne3 >> 16)) * pc.vnb3;
-  const uint mbase = pc.off_m + t * pc.mnb1 + (h % (pc.mne23 & 0xffffu)) * pc.mnb2 +
-                     (s % (pc.mne23 >> 16)) * pc.mnb3;
-  const uint ksz = kt != 0u ? 2u : 4u, vsz = vt != 0u ? 2u : 4u;
+  const uint kbase = pc.off_k + hk * pc.knb2 + (s % (pc.ne3s & 0xffu)) * pc.knb3;
+  const uint vbase = pc.off_v + hk * pc.vnb2 + (s % ((pc.ne3s >> 8) & 0xffu)) * pc.vnb3;
+  const uint mbase = pc.off_m + t * pc.mnb1 + (h % ((pc.ne3s >> 16) & 0xffu)) * pc.mnb2 +
+                     (s % (pc.ne3s >> 24)) * pc.mnb3;
+  const uint ksz = pc.knb0, vsz = pc.vnb0;  // element strides (a transposed V has large ones)
 
   float m = -1.0 / 0.0, l = 0.0;
   float acc[MAXD / WG];
