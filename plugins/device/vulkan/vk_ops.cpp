@@ -34,6 +34,8 @@ TypeInfo type_info(uint32_t t) {
       return {1, 4};
     case ZEN_TYPE_F16:
       return {1, 2};
+    case ZEN_TYPE_BF16:
+      return {1, 2};
     case ZEN_TYPE_I32:
       return {1, 4};
     case ZEN_TYPE_Q4_0:
