@@ -1,0 +1,123 @@
+// Dequantization of 32 consecutive elements (one chunk) of a row in binding 0, for the float
+// types and the GGUF block formats (layouts as in core/quant/blocks.h). A chunk is a whole
+// block of the 32-element formats and one of the 8 sub-blocks of a 256-element K-quant block,
+// so every format decodes the same way: the caller walks a row chunk by chunk.
+// Requires common.glsl.
+
+#define TYPE_Q4_0 2u
+#define TYPE_Q4_1 3u
+#define TYPE_Q5_0 6u
+#define TYPE_Q5_1 7u
+#define TYPE_Q8_0 8u
+#define TYPE_Q4_K 12u
+#define TYPE_Q5_K 13u
+#define TYPE_Q6_K 14u
+
+// Elements per block and bytes per block (0 for an unknown type).
+uint block_size(uint t) {
+  return t >= TYPE_Q4_K && t <= TYPE_Q6_K ? 256u : (t <= TYPE_F16 || t == TYPE_BF16 ? 1u : 32u);
+}
+uint block_bytes(uint t) {
+  switch (t) {
+    case TYPE_F32: return 4u;
+    case TYPE_F16: return 2u;
+    case TYPE_BF16: return 2u;
+    case TYPE_Q4_0: return 18u;
+    case TYPE_Q4_1: return 20u;
+    case TYPE_Q5_0: return 22u;
+    case TYPE_Q5_1: return 24u;
+    case TYPE_Q8_0: return 34u;
+    case TYPE_Q4_K: return 144u;
+    case TYPE_Q5_K: return 176u;
+    case TYPE_Q6_K: return 210u;
+  }
+  return 0u;
+}
+
+// K-quant 6-bit scale and min of sub-block j (ggml's get_scale_min_k4), scales at byte s.
+void scale_min_k4(uint j, uint s, out float sc, out float mn) {
+  if (j < 4u) {
+    sc = float(rd8_0(s + j) & 63u);
+    mn = float(rd8_0(s + j + 4u) & 63u);
+  } else {
+    sc = float((rd8_0(s + j + 4u) & 0xfu) | ((rd8_0(s + j - 4u) >> 6) << 4));
+    mn = float((rd8_0(s + j + 4u) >> 4) | ((rd8_0(s + j) >> 6) << 4));
+  }
+}
+
+// Byte j (0..3) of word w.
+uint byte_of(uint w, uint j) { return (w >> (8u * j)) & 0xffu; }
+
+// Chunk c of the row starting at byte `row`: elements 32c .. 32c + 31. Float rows: element i
+// at row + i * nb0, and only elements below n exist (the rest read as 0). The block formats'
+// bytes are read four at a time (rd32_0 takes unaligned words apart) and every loop has a
+// constant trip count, so compilers keep v[] in registers.
+void dq32(uint t, uint row, uint c, uint nb0, uint n, out float v[32]) {
+  if (t == TYPE_F32 || t == TYPE_F16 || t == TYPE_BF16) {
+    [[unroll]] for (uint j = 0u; j < 32u; ++j) {
+      const uint i = c * 32u + j;
+      v[j] = i < n ? rdf_0(t, row + i * nb0) : 0.0;
+    }
+  } else if (t == TYPE_Q4_0 || t == TYPE_Q4_1 || t == TYPE_Q5_0 || t == TYPE_Q5_1) {
+    const uint b = row + c * block_bytes(t);
+    const float d = rdf16_0(b);
+    const bool has_min = t == TYPE_Q4_1 || t == TYPE_Q5_1, q5 = t == TYPE_Q5_0 || t == TYPE_Q5_1;
+    const float m = has_min ? rdf16_0(b + 2u) : (q5 ? -16.0 : -8.0) * d;
+    const uint hoff = has_min ? 4u : 2u;
+    const uint qh = q5 ? rd32_0(b + hoff) : 0u;
+    const uint qs = b + hoff + (q5 ? 4u : 0u);
+    [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+      const uint word = rd32_0(qs + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        const uint j = 4u * w + k, q = byte_of(word, k);
+        const uint h0 = ((qh >> j) << 4) & 0x10u, h1 = (qh >> (j + 12u)) & 0x10u;
+        v[j] = float((q & 0xfu) | h0) * d + m;
+        v[j + 16u] = float((q >> 4) | h1) * d + m;
+      }
+    }
+  } else if (t == TYPE_Q8_0) {
+    const uint b = row + c * 34u;
+    const float d = rdf16_0(b);
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint word = rd32_0(b + 2u + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k)
+        v[4u * w + k] = float(int(byte_of(word, k) << 24) >> 24) * d;
+    }
+  } else if (t == TYPE_Q4_K || t == TYPE_Q5_K) {
+    const bool q5 = t == TYPE_Q5_K;
+    const uint b = row + (c >> 3) * (q5 ? 176u : 144u), sub = c & 7u;
+    float sc, mn;
+    scale_min_k4(sub, b + 4u, sc, mn);
+    const float d = rdf16_0(b) * sc, m = rdf16_0(b + 2u) * mn;
+    const uint qs = b + (q5 ? 48u : 16u) + (sub >> 1) * 32u, shift = (sub & 1u) * 4u;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint word = rd32_0(qs + 4u * w);
+      const uint hw = q5 ? rd32_0(b + 16u + 4u * w) : 0u;
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        uint q = (byte_of(word, k) >> shift) & 0xfu;
+        if (q5) q += ((byte_of(hw, k) >> sub) & 1u) << 4;
+        v[4u * w + k] = d * float(q) - m;
+      }
+    }
+  } else if (t == TYPE_Q6_K) {
+    const uint b = row + (c >> 3) * 210u, sub = c & 7u;
+    const uint half_ = sub >> 2, k4 = sub & 3u;
+    const uint ql = b + half_ * 64u + ((k4 & 1u) != 0u ? 32u : 0u);
+    const uint qh = b + 128u + half_ * 32u;
+    const uint scb = b + 192u + half_ * 8u + 2u * k4;
+    const float d = rdf16_0(b + 208u);
+    const float d0 = d * float(int(rd8_0(scb) << 24) >> 24);
+    const float d1 = d * float(int(rd8_0(scb + 1u) << 24) >> 24);
+    const uint shift = k4 < 2u ? 0u : 4u;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint lw = rd32_0(ql + 4u * w), hw = rd32_0(qh + 4u * w);
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+        const uint lo = (byte_of(lw, k) >> shift) & 0xfu;
+        const uint hi = (byte_of(hw, k) >> (2u * k4)) & 3u;
+        v[4u * w + k] = (w < 4u ? d0 : d1) * float(int(lo | (hi << 4)) - 32);
+      }
+    }
+  } else {
+    [[unroll]] for (uint j = 0u; j < 32u; ++j) v[j] = 0.0;
+  }
+}

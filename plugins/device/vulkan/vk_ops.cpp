@@ -1,0 +1,522 @@
+#include "vk_ops.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "vk_device.h"
+#include "vk_util.h"
+
+namespace zen_vk {
+namespace {
+
+constexpr uint32_t F32 = ZEN_TYPE_F32, F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16, I32 = ZEN_TYPE_I32;
+
+bool is_half(uint32_t t) { return t == F16 || t == BF16; }
+bool is_float(uint32_t t) { return t == F32 || is_half(t); }
+
+const zen_tensor* src(const zen_graph& g, const zen_tensor& t, int i) {
+  const int32_t s = t.src[i];
+  return s >= 0 && static_cast<uint32_t>(s) < g.n_tensors ? zen_graph_tensor(&g, s) : nullptr;
+}
+
+// Elements per block and bytes per block of the types the shaders read (0: unsupported).
+struct TypeInfo {
+  uint32_t block, bytes;
+};
+TypeInfo type_info(uint32_t t) {
+  switch (t) {
+    case ZEN_TYPE_F32:
+      return {1, 4};
+    case ZEN_TYPE_F16:
+      return {1, 2};
+    case ZEN_TYPE_BF16:
+      return {1, 2};
+    case ZEN_TYPE_I32:
+      return {1, 4};
+    case ZEN_TYPE_Q4_0:
+      return {32, 18};
+    case ZEN_TYPE_Q4_1:
+      return {32, 20};
+    case ZEN_TYPE_Q5_0:
+      return {32, 22};
+    case ZEN_TYPE_Q5_1:
+      return {32, 24};
+    case ZEN_TYPE_Q8_0:
+      return {32, 34};
+    case ZEN_TYPE_Q4_K:
+      return {256, 144};
+    case ZEN_TYPE_Q5_K:
+      return {256, 176};
+    case ZEN_TYPE_Q6_K:
+      return {256, 210};
+    default:
+      return {0, 0};
+  }
+}
+// Weight types dq32() decodes (shaders/quant.glsl).
+bool decodable(uint32_t t) { return t != I32 && type_info(t).block != 0; }
+
+// Bytes of one row (dim 0) of t.
+uint64_t row_bytes(const zen_tensor& t) {
+  const TypeInfo ti = type_info(t.type);
+  if (ti.block > 1) return static_cast<uint64_t>(t.ne[0]) / ti.block * ti.bytes;
+  return t.ne[0] > 0 ? static_cast<uint64_t>(t.ne[0] - 1) * t.nb[0] + ti.bytes : 0;
+}
+// Bytes from t's first element to one past its last.
+uint64_t extent(const zen_tensor& t) {
+  uint64_t e = row_bytes(t);
+  for (int d = 1; d < ZEN_MAX_DIMS; ++d)
+    if (t.ne[d] > 1) e += static_cast<uint64_t>(t.ne[d] - 1) * t.nb[d];
+  return e;
+}
+// Rows of a whole tensor bound at once, or one or more windows of rows (2D tensors only).
+bool bindable(const VulkanDevice& dev, const zen_tensor& t, bool windowable = false) {
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
+    if (t.ne[d] <= 0 || t.ne[d] >= (int64_t{1} << 31) || t.nb[d] >= (uint64_t{1} << 32))
+      return false;
+  const uint64_t slack = 64;  // binding alignment
+  if (extent(t) + slack <= dev.max_range()) return true;
+  return windowable && t.ne[2] == 1 && t.ne[3] == 1 && row_bytes(t) + slack <= dev.max_range();
+}
+bool packed_row(const zen_tensor& t) {
+  const TypeInfo ti = type_info(t.type);
+  return ti.block > 1 ? t.nb[0] == ti.bytes : true;
+}
+bool same_shape(const zen_tensor& a, const zen_tensor& b) {
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
+    if (a.ne[d] != b.ne[d]) return false;
+  return true;
+}
+bool contiguous(const zen_tensor& t) {
+  uint64_t nb = type_info(t.type).bytes;
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d) {
+    if (t.ne[d] > 1 && t.nb[d] != nb) return false;
+    nb *= static_cast<uint64_t>(t.ne[d]);
+  }
+  return true;
+}
+
+uint32_t u(int64_t v) { return static_cast<uint32_t>(v); }
+uint32_t u(uint64_t v) { return static_cast<uint32_t>(v); }
+uint32_t f(float v) { return std::bit_cast<uint32_t>(v); }
+
+// Push constants, word by word in each shader's PC block order.
+struct Push {
+  std::vector<uint32_t> w;
+  Push& operator<<(uint32_t v) {
+    w.push_back(v);
+    return *this;
+  }
+  Push& ne(const zen_tensor& t) {
+    for (int d = 0; d < 4; ++d) w.push_back(u(t.ne[d]));
+    return *this;
+  }
+  Push& nb(const zen_tensor& t) {
+    for (int d = 0; d < 4; ++d) w.push_back(u(t.nb[d]));
+    return *this;
+  }
+  const void* data() const { return w.data(); }
+  size_t bytes() const {
+    if (w.size() * 4 > kPushBytes) fail("push constants overflow");
+    return w.size() * 4;
+  }
+};
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t nelements(const zen_tensor& t) {
+  return static_cast<uint64_t>(t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]);
+}
+uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]); }
+
+// ---- supports ------------------------------------------------------------------------------
+
+bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor& t) {
+  const zen_tensor* s0 = src(g, t, 0);
+  const zen_tensor* s1 = src(g, t, 1);
+  const zen_tensor* s2 = src(g, t, 2);
+  const zen_tensor* s3 = src(g, t, 3);
+  auto all_bindable = [&](std::initializer_list<const zen_tensor*> ts) {
+    for (const zen_tensor* x : ts)
+      if (x && !bindable(dev, *x)) return false;
+    return true;
+  };
+  switch (t.op) {
+    case ZEN_OP_NONE:
+    case ZEN_OP_VIEW:
+      return true;
+    case ZEN_OP_GET_ROWS:
+      return s0 && s1 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+             s1->type == I32 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
+             t.ne[0] == s0->ne[0];
+    case ZEN_OP_MATMUL:
+      return s0 && s1 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+             s1->type == F32 && s0->ne[0] == s1->ne[0] && s1->ne[2] % s0->ne[2] == 0 &&
+             s1->ne[3] % s0->ne[3] == 0 && bindable(dev, *s0, true) && all_bindable({s1, &t});
+    case ZEN_OP_MATMUL_ID:
+      return s0 && s1 && s2 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+             s1->type == F32 && s2->type == I32 && s0->ne[3] == 1 && t.ne[3] == 1 &&
+             (s1->ne[1] == 1 || s1->ne[1] == s2->ne[0]) && all_bindable({s0, s1, s2, &t});
+    case ZEN_OP_ADD:
+    case ZEN_OP_MUL:
+      return s0 && s1 && t.type == F32 && s0->type == F32 && s1->type == F32 &&
+             same_shape(t, *s0) && all_bindable({s0, s1, &t});
+    case ZEN_OP_GLU:
+      return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == t.type &&
+             same_shape(t, *s0) && same_shape(t, *s1) && t.params[0] >= 0 && t.params[0] <= 2 &&
+             all_bindable({s0, s1, &t});
+    case ZEN_OP_SCALE:
+    case ZEN_OP_SILU:
+    case ZEN_OP_GELU:
+    case ZEN_OP_RMS_NORM:
+      return s0 && is_float(t.type) && s0->type == t.type && same_shape(t, *s0) &&
+             all_bindable({s0, &t});
+    case ZEN_OP_SOFTMAX:
+      return s0 && t.type == F32 && s0->type == F32 && same_shape(t, *s0) &&
+             (!s1 || ((s1->type == F32 || s1->type == F16) && s1->ne[0] >= t.ne[0] &&
+                      s1->ne[1] >= t.ne[1])) &&
+             all_bindable({s0, s1, &t});
+    case ZEN_OP_ROPE: {
+      const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
+      return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == I32 &&
+             (!s2 || s2->type == F32) && (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) &&
+             n_dims > 0 && n_dims % 2 == 0 && n_dims <= t.ne[0] && same_shape(t, *s0) &&
+             dev.physical().float64 && all_bindable({s0, s1, s2, &t});
+    }
+    case ZEN_OP_ATTENTION: {
+      if (!s0 || !s1 || !s2 || t.type != F32 || s0->type != F32 || s0->nb[0] != 4) return false;
+      // Broadcast dims travel in 8 bits each (push constants are 128 bytes).
+      for (const zen_tensor* kv : {s1, s2})
+        if (!is_float(kv->type) || kv->ne[3] >= 256) return false;
+      if (s3 && ((s3->type != F32 && s3->type != F16) || s3->nb[0] != type_info(s3->type).bytes ||
+                 s3->ne[2] >= 256 || s3->ne[3] >= 256))
+        return false;
+      const int64_t D = s0->ne[0], Dv = s2->ne[0], Hq = s0->ne[2], Hkv = s1->ne[2];
+      return D <= 256 && Dv <= 256 && s1->ne[0] == D && Hkv > 0 && Hq % Hkv == 0 && contiguous(t) &&
+             t.ne[0] == Dv && all_bindable({s0, s1, s2, s3, &t});
+    }
+    case ZEN_OP_CPY:
+      return s0 && same_shape(t, *s0) &&
+             ((is_float(t.type) && is_float(s0->type)) || (t.type == I32 && s0->type == I32)) &&
+             all_bindable({s0, &t});
+    case ZEN_OP_SET_ROWS:
+      // Writes in place into its destination (a KV cache): the scheduler keeps such state on
+      // one device, in a persistent device copy when the device is not host-visible.
+      return s0 && s1 && s2 && is_float(t.type) && s1->type == F32 && s2->type == I32 &&
+             s1->ne[2] == 1 && s1->ne[3] == 1 && s1->ne[0] == t.ne[0] && all_bindable({s1, s2, &t});
+    case ZEN_OP_CONCAT: {
+      const int32_t dim = t.params[0];
+      if (dim < 0 || dim >= ZEN_MAX_DIMS || !(is_float(t.type) || t.type == I32)) return false;
+      for (int i = 0; i < ZEN_MAX_SRC; ++i)
+        if (const zen_tensor* s = src(g, t, i); s && (s->type != t.type || !bindable(dev, *s)))
+          return false;
+      return s0 && bindable(dev, t);
+    }
+    case ZEN_OP_ARGSORT:
+    case ZEN_OP_TOP_K:
+      return s0 && t.type == I32 && is_float(s0->type) && s0->ne[0] <= 1024 &&
+             t.ne[0] <= s0->ne[0] && all_bindable({s0, &t});
+    default:
+      return false;
+  }
+}
+
+// ---- recorders -----------------------------------------------------------------------------
+
+void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& table,
+                  const zen_tensor& ids) {
+  const uint64_t R = static_cast<uint64_t>(table.ne[1]);
+  const uint64_t rows_per =
+      table.ne[2] == 1 && table.ne[3] == 1 && table.ne[1] > 1
+          ? std::max<uint64_t>(1, (dev.max_range() - 64 - row_bytes(table)) / table.nb[1] + 1)
+          : R;
+  const Binding bi = dev.bind(ids, extent(ids)), bd = dev.bind(t, extent(t));
+  const uint64_t chunks = ceil_div(static_cast<uint64_t>(t.ne[0]), 32);
+  for (uint64_t r0 = 0; r0 < R; r0 += rows_per) {
+    const uint64_t rw = std::min(rows_per, R - r0);
+    const Binding bt =
+        dev.bind(table, rw == R ? extent(table) : (rw - 1) * table.nb[1] + row_bytes(table),
+                 r0 * table.nb[1]);
+    Push p;
+    p << bt.residual << bi.residual << bd.residual << table.type;
+    p.ne(t).nb(table);
+    p << u(ids.nb[0]) << u(ids.nb[1]) << u(ids.nb[2]) << u(R);
+    p.nb(t) << u(r0) << u(rw);
+    dev.dispatch(Shader::kGetRows, {bt, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
+                 ceil_div(chunks * nrows(t), 64));
+  }
+}
+
+void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, const zen_tensor& b,
+                const zen_tensor* ids) {
+  constexpr uint64_t kCols = 8;  // columns per workgroup (NC in matmul.comp)
+  const bool id_mode = ids != nullptr;
+  const uint64_t M = static_cast<uint64_t>(a.ne[1]);
+  const uint64_t rows_per =
+      !id_mode && a.ne[2] == 1 && a.ne[3] == 1 && M > 1
+          ? std::max<uint64_t>(1, (dev.max_range() - 64 - row_bytes(a)) / a.nb[1] + 1)
+          : M;
+  const Binding bb = dev.bind(b, extent(b)), bd = dev.bind(t, extent(t));
+  const Binding bi = id_mode ? dev.bind(*ids, extent(*ids)) : bd;
+  for (uint64_t m0 = 0; m0 < M; m0 += rows_per) {
+    const uint64_t mw = std::min(rows_per, M - m0);
+    const Binding ba =
+        dev.bind(a, mw == M ? extent(a) : (mw - 1) * a.nb[1] + row_bytes(a), m0 * a.nb[1]);
+    Push p;
+    p << ba.residual << bb.residual << bd.residual << bi.residual;
+    p.ne(t).nb(t);
+    p << u(type_info(a.type).block == 1 ? a.nb[0] : 0) << u(a.nb[1]) << u(a.nb[2]) << u(a.nb[3]);
+    p << u(a.ne[0]) << u(a.ne[2]) << u(a.ne[3]) << u(a.ne[2]);
+    p.nb(b);
+    p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
+    p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
+    uint64_t items;  // invocations: one per (row, column group) or (row, slot)
+    if (id_mode)
+      items = mw * static_cast<uint64_t>(t.ne[1] * t.ne[2]);
+    else
+      items = mw * ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
+              static_cast<uint64_t>(t.ne[2] * t.ne[3]);
+    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi}, p.data(), p.bytes(), ceil_div(items, 64));
+  }
+}
+
+void rec_binary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, const zen_tensor& b,
+                uint32_t op) {
+  const Binding ba = dev.bind(a, extent(a)), bb = dev.bind(b, extent(b)),
+                bd = dev.bind(t, extent(t));
+  Push p;
+  p << ba.residual << bb.residual << bd.residual << op;
+  p.ne(t).nb(a).ne(b).nb(b).nb(t) << t.type;
+  dev.dispatch(Shader::kBinary, {ba, bb, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
+}
+
+void rec_unary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint32_t op, float s,
+               float bias) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  Push p;
+  p << ba.residual << bd.residual << op << f(s) << f(bias);
+  p.ne(t).nb(a).nb(t) << t.type;
+  dev.dispatch(Shader::kUnary, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
+}
+
+void rec_rms_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  Push p;
+  p << ba.residual << bd.residual << f(zen_param_f32(&t, 0));
+  p.ne(t).nb(a).nb(t) << t.type;
+  dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(), nrows(t));
+}
+
+void rec_softmax(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a,
+                 const zen_tensor* mask) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : ba;
+  Push p;
+  p << ba.residual << bm.residual << bd.residual << (mask ? (mask->type == F32 ? 1u : 2u) : 0u);
+  p << f(zen_param_f32(&t, 0));
+  p.ne(t).nb(a);
+  p << (mask ? u(mask->ne[2]) : 1u) << (mask ? u(mask->ne[3]) : 1u);
+  if (mask)
+    p.nb(*mask);
+  else
+    p << 0u << 0u << 0u << 0u;
+  p.nb(t);
+  dev.dispatch(Shader::kSoftmax, {ba, bm, bd}, p.data(), p.bytes(), nrows(t));
+}
+
+double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base) {
+  return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
+}
+
+void rec_rope(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& x, const zen_tensor& pos,
+              const zen_tensor* ff) {
+  const int64_t n_dims = t.params[ZEN_ROPE_N_DIMS];
+  const double base = zen_param_f32(&t, ZEN_ROPE_FREQ_BASE);
+  const float freq_scale = zen_param_f32(&t, ZEN_ROPE_FREQ_SCALE);
+  const float ext = zen_param_f32(&t, ZEN_ROPE_EXT_FACTOR);
+  double mscale = zen_param_f32(&t, ZEN_ROPE_ATTN_FACTOR), lo = 0.0, hi = 0.0;
+  if (ext != 0.0f) {  // as the CPU device (kernels_rope.cpp)
+    const double ctx = t.params[ZEN_ROPE_CTX_ORIG], nd = static_cast<double>(n_dims);
+    lo = std::max(0.0,
+                  std::floor(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_FAST), base)));
+    hi = std::min(nd - 1.0,
+                  std::ceil(yarn_corr_dim(nd, ctx, zen_param_f32(&t, ZEN_ROPE_BETA_SLOW), base)));
+    mscale *= 1.0 + 0.1 * std::log(1.0 / freq_scale);
+  }
+  const double r = std::pow(base, -2.0 / static_cast<double>(n_dims));
+  const uint64_t rbits = std::bit_cast<uint64_t>(r);
+  const Binding bx = dev.bind(x, extent(x)), bp = dev.bind(pos, extent(pos)),
+                bd = dev.bind(t, extent(t));
+  const Binding bf = ff ? dev.bind(*ff, extent(*ff)) : bp;
+  Push p;
+  p << bx.residual << bp.residual << bf.residual << bd.residual;
+  p.ne(t).nb(x).nb(t);
+  p << u(n_dims) << ((t.params[ZEN_ROPE_MODE] == ZEN_ROPE_NEOX ? 1u : 0u) | (ff ? 2u : 0u));
+  p << static_cast<uint32_t>(rbits) << static_cast<uint32_t>(rbits >> 32);
+  p << f(freq_scale) << f(ext) << f(static_cast<float>(lo)) << f(static_cast<float>(hi))
+    << f(static_cast<float>(mscale));
+  p << u(pos.nb[0]) << (ff ? u(ff->nb[0]) : 0u) << t.type;
+  const uint64_t per_row = static_cast<uint64_t>(n_dims / 2 + (t.ne[0] - n_dims));
+  dev.dispatch(Shader::kRope, {bx, bp, bf, bd}, p.data(), p.bytes(),
+               ceil_div(per_row * nrows(t), 64));
+}
+
+void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, const zen_tensor& k,
+                   const zen_tensor& v, const zen_tensor* mask) {
+  const Binding bq = dev.bind(q, extent(q)), bk = dev.bind(k, extent(k)),
+                bv = dev.bind(v, extent(v)), bd = dev.bind(t, extent(t));
+  const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : bq;
+  const uint32_t mtype = mask ? (mask->type == F32 ? 1u : 2u) : 0u;
+  auto kv_code = [](uint32_t t) { return t == F16 ? 1u : (t == BF16 ? 2u : 0u); };
+  const uint32_t flags = kv_code(k.type) | (kv_code(v.type) << 2) | (mtype << 4) |
+                         (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u);
+  Push p;
+  p << bq.residual << bk.residual << bv.residual << bm.residual << bd.residual;
+  p << u(q.ne[0]) << u(v.ne[0]) << u(q.ne[1]) << u(q.ne[2]) << u(q.ne[3]) << u(k.ne[1])
+    << u(k.ne[2]);
+  p << u(q.nb[1]) << u(q.nb[2]) << u(q.nb[3]);
+  p << u(k.nb[1]) << u(k.nb[2]) << u(k.nb[3]);
+  p << u(v.nb[1]) << u(v.nb[2]) << u(v.nb[3]);
+  if (mask)
+    p << u(mask->nb[1]) << u(mask->nb[2]) << u(mask->nb[3]);
+  else
+    p << 0u << 0u << 0u;
+  const uint32_t m2 = mask ? u(mask->ne[2]) : 1u, m3 = mask ? u(mask->ne[3]) : 1u;
+  p << (u(k.ne[3]) | (u(v.ne[3]) << 8) | (m2 << 16) | (m3 << 24));
+  p << u(k.nb[0]) << u(v.nb[0]);
+  p << f(zen_param_f32(&t, ZEN_ATTN_SCALE)) << f(zen_param_f32(&t, ZEN_ATTN_SOFTCAP)) << flags;
+  p << static_cast<uint32_t>(t.params[ZEN_ATTN_WINDOW])
+    << static_cast<uint32_t>(t.params[ZEN_ATTN_POS0]);
+  dev.dispatch(Shader::kAttention, {bq, bk, bv, bm, bd}, p.data(), p.bytes(),
+               static_cast<uint64_t>(q.ne[1] * q.ne[2] * q.ne[3]));
+}
+
+// Copies src (shape `shape`'s ne) into dst at byte offset rel, converting types.
+void rec_copy(VulkanDevice& dev, const zen_tensor& dst, uint64_t rel, const zen_tensor& s) {
+  const Binding bs = dev.bind(s, extent(s));
+  zen_tensor view = dst;  // dst strides over the source's shape
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d) view.ne[d] = s.ne[d];
+  const Binding bd = dev.bind(dst, extent(view), rel);
+  Push p;
+  p << bs.residual << bd.residual << s.type << dst.type;
+  p.ne(s).nb(s).nb(dst);
+  dev.dispatch(Shader::kCopy, {bs, bd}, p.data(), p.bytes(), ceil_div(nelements(s), 256));
+}
+
+void rec_set_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& rows,
+                  const zen_tensor& ids) {
+  const Binding bs = dev.bind(rows, extent(rows)), bi = dev.bind(ids, extent(ids)),
+                bd = dev.bind(t, extent(t));
+  Push p;
+  p << bs.residual << bi.residual << bd.residual << t.type;
+  p << u(rows.ne[0]) << u(rows.ne[1]) << u(t.ne[1]) << u(ids.nb[0]);
+  p << u(rows.nb[0]) << u(rows.nb[1]) << u(t.nb[0]) << u(t.nb[1]);
+  dev.dispatch(Shader::kSetRows, {bs, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
+               ceil_div(static_cast<uint64_t>(rows.ne[0] * rows.ne[1]), 256));
+}
+
+void rec_sort(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, bool desc) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  uint32_t P = 1;
+  while (P < static_cast<uint32_t>(a.ne[0])) P <<= 1;
+  Push p;
+  p << ba.residual << bd.residual << a.type << (desc ? 1u : 0u);
+  p.ne(a).nb(a).nb(t);
+  p << P << u(t.ne[0]);
+  dev.dispatch(Shader::kArgsort, {ba, bd}, p.data(), p.bytes(), nrows(a));
+}
+
+// ZEN_VULKAN_REFUSE_OPS="2,12": op ids this device refuses (a debugging aid: moves ops back
+// to the CPU one family at a time to find which shader a wrong result comes from).
+bool refused_by_env(uint32_t op) {
+  static const std::vector<uint32_t> ids = [] {
+    std::vector<uint32_t> out;
+    if (const char* v = std::getenv("ZEN_VULKAN_REFUSE_OPS"))
+      for (const char* p = v; *p;) {
+        char* end = nullptr;
+        const unsigned long id = std::strtoul(p, &end, 10);
+        if (end == p) break;
+        out.push_back(static_cast<uint32_t>(id));
+        p = *end ? end + 1 : end;
+      }
+    return out;
+  }();
+  return std::find(ids.begin(), ids.end(), op) != ids.end();
+}
+
+}  // namespace
+
+bool supports(const VulkanDevice& dev, const zen_graph& g, int32_t node) {
+  if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return false;
+  const zen_tensor& t = *zen_graph_tensor(&g, node);
+  if (refused_by_env(t.op)) return false;
+  if (t.op != ZEN_OP_NONE && t.op != ZEN_OP_VIEW && !bindable(dev, t, false)) return false;
+  return supports_node(dev, g, t);
+}
+
+void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
+  const zen_tensor& t = *zen_graph_tensor(&g, node);
+  if (t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW) return;
+  if (!supports_node(dev, g, t))
+    throw zen::Error(ZEN_ERR_UNSUPPORTED, "vulkan: no shader for node " + std::to_string(node) +
+                                              " (op " + std::to_string(t.op) + ")");
+  const zen_tensor* s0 = src(g, t, 0);
+  const zen_tensor* s1 = src(g, t, 1);
+  const zen_tensor* s2 = src(g, t, 2);
+  const zen_tensor* s3 = src(g, t, 3);
+  switch (t.op) {
+    case ZEN_OP_GET_ROWS:
+      return rec_get_rows(dev, t, *s0, *s1);
+    case ZEN_OP_MATMUL:
+      return rec_matmul(dev, t, *s0, *s1, nullptr);
+    case ZEN_OP_MATMUL_ID:
+      return rec_matmul(dev, t, *s0, *s1, s2);
+    case ZEN_OP_ADD:
+      return rec_binary(dev, t, *s0, *s1, 0);
+    case ZEN_OP_MUL:
+      return rec_binary(dev, t, *s0, *s1, 1);
+    case ZEN_OP_GLU:
+      return rec_binary(dev, t, *s0, *s1, 2 + static_cast<uint32_t>(t.params[0]));
+    case ZEN_OP_SCALE:
+      return rec_unary(dev, t, *s0, 0, zen_param_f32(&t, 0), zen_param_f32(&t, 1));
+    case ZEN_OP_SILU:
+      return rec_unary(dev, t, *s0, 1, 0, 0);
+    case ZEN_OP_GELU:
+      return rec_unary(dev, t, *s0, t.params[0] == 0 ? 2 : 3, 0, 0);
+    case ZEN_OP_RMS_NORM:
+      return rec_rms_norm(dev, t, *s0);
+    case ZEN_OP_SOFTMAX:
+      return rec_softmax(dev, t, *s0, s1);
+    case ZEN_OP_ROPE:
+      return rec_rope(dev, t, *s0, *s1, s2);
+    case ZEN_OP_ATTENTION:
+      return rec_attention(dev, t, *s0, *s1, *s2, s3);
+    case ZEN_OP_CPY:
+      return rec_copy(dev, t, 0, *s0);
+    case ZEN_OP_SET_ROWS:
+      return rec_set_rows(dev, t, *s1, *s2);
+    case ZEN_OP_CONCAT: {
+      const int dim = t.params[0];
+      uint64_t start = 0;
+      for (int i = 0; i < ZEN_MAX_SRC; ++i) {
+        const zen_tensor* s = src(g, t, i);
+        if (!s) break;
+        rec_copy(dev, t, start * t.nb[dim], *s);
+        start += static_cast<uint64_t>(s->ne[dim]);
+      }
+      return;
+    }
+    case ZEN_OP_ARGSORT:
+      return rec_sort(dev, t, *s0, t.params[0] == 1);
+    case ZEN_OP_TOP_K:
+      return rec_sort(dev, t, *s0, true);
+    default:
+      fail("op " + std::to_string(t.op) + " has no recorder");
+  }
+}
+
+}  // namespace zen_vk
