@@ -1,5 +1,6 @@
 #include "opencl_device.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,27 @@ std::string program_source() {
 
 }  // namespace
 
+Scratch::~Scratch() {
+  if (mem_) clReleaseMemObject(mem_);
+}
+
+cl_mem Scratch::get(uint64_t bytes) {
+  if (mem_ && size_ >= bytes) return mem_;
+  if (mem_) clReleaseMemObject(mem_);  // freed by OpenCL once its enqueued users finish
+  mem_ = nullptr;
+  size_ = 0;
+  // Grow by half again so a prompt that lengthens step by step does not reallocate every step.
+  const uint64_t want = std::max<uint64_t>(bytes + bytes / 2, 4096);
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, want, nullptr, &err);
+  if (err != CL_SUCCESS)
+    throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, cl_failure("clCreateBuffer", err) + " for a " +
+                                                std::to_string(want) + "-byte matmul scratch");
+  mem_ = m;
+  size_ = want;
+  return mem_;
+}
+
 OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
   try {
     cl_int err = CL_SUCCESS;
@@ -53,8 +75,11 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     errors_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
                              const_cast<cl_int*>(&zero), &err);
     cl_check(err, "clCreateBuffer");
+    scratch_ = std::make_unique<Scratch>(ctx_);
     // Angles of rope want double precision where the device has it (kernels/50_rope.cl).
-    std::string options = "-cl-std=CL1.2";
+    // Correctly rounded division: the activation quantizer's 127 / amax must be the CPU's float
+    // (kernels/75_matmul_q8.cl).
+    std::string options = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
     if (device_has_extension(device_, "cl_khr_fp64")) options += " -DZEN_FP64";
     const BuiltProgram built = build_program(ctx_, e.platform, device_, program_source(), options);
     program_ = built.program;
@@ -84,6 +109,7 @@ void OpenClDevice::release() {
   if (queue_) clFinish(queue_);
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
   kernels_.clear();
+  scratch_.reset();
   if (program_) clReleaseProgram(program_);
   if (dummy_) clReleaseMemObject(dummy_);
   if (errors_) clReleaseMemObject(errors_);
@@ -132,7 +158,7 @@ void OpenClDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t byt
 }
 
 void OpenClDevice::compute(const zen_graph& g) {
-  const LaunchContext c{queue_, &kernels_, dummy_, errors_};
+  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get()};
   for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
   // Submit now so the device starts while the host prepares the next step.
   cl_check(clFlush(queue_), "clFlush");

@@ -10,9 +10,11 @@
 #include <zen/device.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "cl_api.h"
+#include "ops.h"
 #include "platforms.h"
 
 namespace zen_opencl {
@@ -41,6 +43,7 @@ class OpenClDevice final : public zen::Device {
   cl_mem dummy_ = nullptr;   // bound to absent optional sources (no mask, no freq factors)
   cl_mem errors_ = nullptr;  // kernels' error flag (ops.h), checked by synchronize()
   std::map<std::string, cl_kernel> kernels_;
+  std::unique_ptr<Scratch> scratch_;  // quantized activations of the matmuls (ops.h)
 };
 
 }  // namespace zen_opencl

@@ -12,12 +12,32 @@
 
 namespace zen_opencl {
 
+// A device buffer reused by every node that needs temporary storage (the quantized activations
+// of a matmul), grown on demand. The queue is in order, so one node's use ends before the next
+// node's kernels start; a replaced buffer is released and OpenCL frees it only once the kernels
+// already enqueued on it are done.
+class Scratch {
+ public:
+  explicit Scratch(cl_context ctx) : ctx_(ctx) {}
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  // A buffer of at least `bytes` bytes; throws zen::Error naming clCreateBuffer on failure.
+  cl_mem get(uint64_t bytes);
+
+ private:
+  cl_context ctx_;
+  cl_mem mem_ = nullptr;
+  uint64_t size_ = 0;
+};
+
 // What an enqueue needs from the device.
 struct LaunchContext {
   cl_command_queue queue;
   const std::map<std::string, cl_kernel>* kernels;
-  cl_mem dummy;   // for absent optional sources
-  cl_mem errors;  // one int: kernels that find a bad row id set it (kBadRowId)
+  cl_mem dummy;      // for absent optional sources
+  cl_mem errors;     // one int: kernels that find a bad row id set it (kBadRowId)
+  Scratch* scratch;  // the quantized-activation matmul's temporary rows
 };
 
 // ops_support.cpp

@@ -85,6 +85,34 @@ int64_t elems(const zen_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3
 int64_t rows(const zen_tensor& t) { return t.ne[1] * t.ne[2] * t.ne[3]; }
 int32_t ti(uint32_t type) { return static_cast<int32_t>(type); }
 
+// Activation formats of kernels/75_matmul_q8.cl (ACT_Q8, ACT_Q8K) and their block sizes.
+constexpr int32_t kActQ8 = 1, kActQ8K = 2;
+constexpr int64_t kActQ8Bytes = 40, kActQ8KBytes = 292;
+
+struct QuantAct {
+  cl_mem mem;         // the scratch holding every activation row of b
+  int64_t row_bytes;  // bytes of one quantized row
+};
+
+// Quantizes every row of b (F32) into the scratch in the format the CPU pairs with weight a's
+// type (plugins/device/cpu/matmul/vec_dot.cpp: Q8_K for the K-quants, Q8 blocks of 32 for the
+// rest, IQ4_XS included); one launch, ordered before the dot products by the in-order queue.
+QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_tensor& b) {
+  const uint32_t t = a.type;
+  const bool k = t == ZEN_TYPE_Q2_K || t == ZEN_TYPE_Q3_K || t == ZEN_TYPE_Q4_K ||
+                 t == ZEN_TYPE_Q5_K || t == ZEN_TYPE_Q6_K;
+  const int64_t K = a.ne[0], bs = k ? 256 : 32;
+  const int64_t row_bytes = K / bs * (k ? kActQ8KBytes : kActQ8Bytes);
+  const cl_mem mem = c.scratch->get(static_cast<uint64_t>(rows(b) * row_bytes));
+  Launch(c, "k_quantize_act")
+      .tensor(&b)
+      .mem(mem)
+      .i64(row_bytes)
+      .i32(k ? kActQ8K : kActQ8)
+      .run(rows(b) * (K / bs));
+  return {mem, row_bytes};
+}
+
 // The pair index where n_rot full rotations fit into the original context (YaRN).
 double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base) {
   return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
@@ -179,6 +207,17 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
       }
       return;
     case ZEN_OP_MATMUL:
+      if (quant_block(s[0]->type)) {
+        const QuantAct q = quantize_act(c, *s[0], *s[1]);
+        Launch(c, "k_matmul_q8")
+            .tensor(&t)
+            .tensor(s[0])
+            .mem(q.mem)
+            .i64(q.row_bytes)
+            .i32(ti(s[0]->type))
+            .run(t.ne[0] * ((t.ne[1] + 3) / 4) * t.ne[2] * t.ne[3]);  // MM_COLS = 4
+        return;
+      }
       Launch(c, "k_matmul")
           .tensor(&t)
           .tensor(s[0])
@@ -187,6 +226,19 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .run(t.ne[0] * ((t.ne[1] + 3) / 4) * t.ne[2] * t.ne[3]);  // MM_COLS = 4
       return;
     case ZEN_OP_MATMUL_ID:
+      if (quant_block(s[0]->type)) {
+        const QuantAct q = quantize_act(c, *s[0], *s[1]);
+        Launch(c, "k_matmul_id_q8")
+            .tensor(&t)
+            .tensor(s[0])
+            .tensor(s[2])
+            .mem(q.mem)
+            .i64(q.row_bytes)
+            .i64(s[1]->ne[1])
+            .i32(ti(s[0]->type))
+            .run(t.ne[0] * t.ne[1] * t.ne[2]);
+        return;
+      }
       Launch(c, "k_matmul_id")
           .tensor(&t)
           .tensor(s[0])

@@ -1,0 +1,260 @@
+// Quantized-weight matmul computed as the CPU device computes it (plugins/device/cpu/matmul/
+// vec_dot.cpp): the activations are first quantized to int8 blocks (k_quantize_act, one launch
+// per node into a scratch buffer), then each weight block is dotted with them in integers and
+// scaled per block with the same grouping of the integer sums and the same place for the
+// min / offset terms. Only the float order across blocks differs from the CPU, so a model gives
+// the CPU's logits up to that rounding instead of the (more exact) float-activation result.
+//
+// Activation formats, byte-identical to the CPU's:
+//   ACT_Q8  (32 elements, 40 bytes): float d, float s = d * sum(qs), char qs[32]
+//   ACT_Q8K (256 elements, 292 bytes): float d, char qs[256], short bsums[16] (sums of 16)
+#define ACT_Q8 1
+#define ACT_Q8K 2
+#define ACT_Q8_BYTES 40
+#define ACT_Q8K_BYTES 292
+
+// The activation format a weight type's dot product reads (mm::weight_type's act).
+inline int act_of(int type) {
+  return (type == T_Q2_K || type == T_Q3_K || type == T_Q4_K || type == T_Q5_K || type == T_Q6_K)
+             ? ACT_Q8K
+             : ACT_Q8;
+}
+
+// Bytes of activation that one weight block reads (IQ4_XS: 256 elements as 8 Q8 blocks).
+inline long act_bytes_per_wblock(int type) {
+  return act_of(type) == ACT_Q8K ? ACT_Q8K_BYTES : (long)(blk_size(type) / 32) * ACT_Q8_BYTES;
+}
+
+// One work-item per (activation row, block): amax, d = amax / 127, q = round-half-even(x * 127
+// / amax) clamped to [-127, 127], exactly quantize_act()'s steps (the program is built with
+// correctly rounded division, so d and 127 / amax are the CPU's floats). Row r of b is
+// (i1, i2, i3) with i1 fastest; it lands at act + r * arb.
+kernel void k_quantize_act(TENSOR(b), global uchar* act, long arb, int fmt) {
+  const int bs = fmt == ACT_Q8K ? 256 : 32;
+  const long nblk = b_ne.s0 / bs;
+  const long e = get_global_id(0);
+  const long blk = e % nblk;
+  const long4 r = unravel(e / nblk, (long4)(b_ne.s1, b_ne.s2, b_ne.s3, 1));
+  global const uchar* x = BASE(b) + at4(b_nb, blk * bs, r.s0, r.s1, r.s2);
+  const long row = r.s0 + b_ne.s1 * (r.s1 + b_ne.s2 * r.s2);
+  global uchar* o = act + row * arb + blk * (fmt == ACT_Q8K ? ACT_Q8K_BYTES : ACT_Q8_BYTES);
+  float amax = 0.0f;
+  for (int j = 0; j < bs; ++j) amax = fmax(amax, fabs(*(global const float*)(x + j * b_nb.s0)));
+  const float d = amax / 127.0f, id = amax > 0.0f ? 127.0f / amax : 0.0f;
+  global char* qs = (global char*)(o + (fmt == ACT_Q8K ? 4 : 8));
+  int sum = 0;
+  for (int j = 0; j < bs; ++j) {
+    const int q = (int)rint(*(global const float*)(x + j * b_nb.s0) * id);
+    qs[j] = (char)clamp(q, -127, 127);
+    sum += qs[j];
+  }
+  *(global float*)o = d;
+  if (fmt == ACT_Q8K) {
+    global short* bsums = (global short*)(o + 260);
+    for (int g = 0; g < 16; ++g) {
+      int s = 0;
+      for (int j = 0; j < 16; ++j) s += qs[16 * g + j];
+      bsums[g] = (short)s;
+    }
+  } else {
+    *(global float*)(o + 4) = d * (float)sum;
+  }
+}
+
+inline int scale6_k4(int j, global const uchar* q) {
+  return j < 4 ? q[j] & 63 : (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+}
+inline int min6_k4(int j, global const uchar* q) {
+  return j < 4 ? q[j + 4] & 63 : (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+}
+
+// sum over 32 elements of grid[nibble] * y for the non-linear 4-bit formats.
+inline int grid_dot32(constant char* grid, global const uchar* qs, global const char* y) {
+  int sumi = 0;
+  for (int j = 0; j < 16; ++j) sumi += grid[qs[j] & 0xF] * y[j] + grid[qs[j] >> 4] * y[j + 16];
+  return sumi;
+}
+
+// One weight block w . its activation block(s) a, as the CPU's scalar dot body computes the
+// block's term (the integer sums, then the same float products in the same order).
+float dot_q8(int type, global const uchar* w, global const uchar* a) {
+  const float yd = *(global const float*)a;
+  switch (type) {
+    case T_Q4_0: {
+      global const char* y = (global const char*)(a + 8);
+      int sumi = 0;
+      for (int j = 0; j < 16; ++j)
+        sumi += ((w[2 + j] & 0xF) - 8) * y[j] + ((w[2 + j] >> 4) - 8) * y[j + 16];
+      return ld_half(w) * yd * (float)sumi;
+    }
+    case T_Q4_1: {
+      global const char* y = (global const char*)(a + 8);
+      int sumi = 0;
+      for (int j = 0; j < 16; ++j) sumi += (w[4 + j] & 0xF) * y[j] + (w[4 + j] >> 4) * y[j + 16];
+      return ld_half(w) * yd * (float)sumi + ld_half(w + 2) * *(global const float*)(a + 4);
+    }
+    case T_Q5_0:
+    case T_Q5_1: {
+      const bool one = type == T_Q5_1;
+      global const char* y = (global const char*)(a + 8);
+      const uint qh = ld_u32(w + (one ? 4 : 2));
+      global const uchar* qs = w + (one ? 8 : 6);
+      const int off = one ? 0 : 16;
+      int sumi = 0;
+      for (int j = 0; j < 16; ++j)
+        sumi += (((qs[j] & 0xF) | (((qh >> j) & 1) << 4)) - off) * y[j] +
+                (((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - off) * y[j + 16];
+      const float r = ld_half(w) * yd * (float)sumi;
+      return one ? r + ld_half(w + 2) * *(global const float*)(a + 4) : r;
+    }
+    case T_Q8_0: {
+      global const char* x = (global const char*)(w + 2);
+      global const char* y = (global const char*)(a + 8);
+      int sumi = 0;
+      for (int j = 0; j < 32; ++j) sumi += x[j] * y[j];
+      return ld_half(w) * yd * (float)sumi;
+    }
+    case T_IQ4_NL:
+      return ld_half(w) * yd * (float)grid_dot32(kvalues_iq4nl, w + 2, (global const char*)(a + 8));
+    case T_MXFP4: {
+      const uchar e = w[0];
+      const float d = as_float(e < 2 ? 0x00200000u << e : (uint)(e - 1) << 23);
+      return d * yd * (float)grid_dot32(kvalues_mxfp4, w + 1, (global const char*)(a + 8));
+    }
+    case T_IQ4_XS: {  // 8 sub-blocks of 32, each with its own Q8 activation block
+      const float d = ld_half(w);
+      const uint sh = (uint)w[2] | ((uint)w[3] << 8);
+      float s = 0.0f;
+      for (int ib = 0; ib < 8; ++ib) {
+        global const uchar* yb = a + ib * ACT_Q8_BYTES;
+        const int ls =
+            (((w[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((sh >> (2 * ib)) & 3) << 4)) - 32;
+        s += d * (float)ls * *(global const float*)yb *
+             (float)grid_dot32(kvalues_iq4nl, w + 8 + 16 * ib, (global const char*)(yb + 8));
+      }
+      return s;
+    }
+    case T_Q2_K: {  // scales[16], qs[64], d, dmin
+      global const char* y = (global const char*)(a + 4);
+      global const short* bsums = (global const short*)(a + 260);
+      int sumi = 0, summ = 0;
+      for (int g = 0; g < 16; ++g) {
+        global const uchar* q = w + 16 + 32 * (g / 8) + 16 * (g % 2);
+        const int shift = 2 * ((g % 8) / 2);
+        int dd = 0;
+        for (int l = 0; l < 16; ++l) dd += ((q[l] >> shift) & 3) * y[16 * g + l];
+        sumi += (w[g] & 0xF) * dd;
+        summ += (w[g] >> 4) * bsums[g];
+      }
+      return yd * (ld_half(w + 80) * (float)sumi - ld_half(w + 82) * (float)summ);
+    }
+    case T_Q3_K: {  // hmask[32], qs[64], scales[12], d
+      global const char* y = (global const char*)(a + 4);
+      global const uchar* sc = w + 96;
+      int sumi = 0;
+      for (int g = 0; g < 16; ++g) {
+        const int h = g / 8, j = (g % 8) / 2, sub = g % 2;
+        global const uchar* q = w + 32 + 32 * h + 16 * sub;
+        global const uchar* hm = w + 16 * sub;
+        const int bit = 4 * h + j;
+        int dd = 0;
+        for (int l = 0; l < 16; ++l)
+          dd += (((q[l] >> (2 * j)) & 3) - (((hm[l] >> bit) & 1) ? 0 : 4)) * y[16 * g + l];
+        const int lo = g < 8 ? sc[g] & 0xF : sc[g - 8] >> 4;
+        const int hi = (sc[8 + g % 4] >> (2 * (g / 4))) & 3;
+        sumi += ((lo | (hi << 4)) - 32) * dd;
+      }
+      return yd * ld_half(w + 108) * (float)sumi;
+    }
+    case T_Q4_K:
+    case T_Q5_K: {  // d, dmin, scales[12], (qh[32]), qs[128]
+      const bool five = type == T_Q5_K;
+      global const char* y = (global const char*)(a + 4);
+      global const short* bsums = (global const short*)(a + 260);
+      global const uchar* sc = w + 4;
+      global const uchar* qh = w + 16;
+      global const uchar* qs = w + (five ? 48 : 16);
+      int sumi = 0, summ = 0;
+      for (int j = 0; j < 4; ++j) {  // 64 elements: low nibbles then high nibbles of 32 bytes
+        global const uchar* q = qs + 32 * j;
+        global const char* yq = y + 64 * j;
+        int d0 = 0, d1 = 0;
+        for (int l = 0; l < 32; ++l) {
+          const int h0 = five ? ((qh[l] >> (2 * j)) & 1) << 4 : 0;
+          const int h1 = five ? ((qh[l] >> (2 * j + 1)) & 1) << 4 : 0;
+          d0 += ((q[l] & 0xF) | h0) * yq[l];
+          d1 += ((q[l] >> 4) | h1) * yq[l + 32];
+        }
+        sumi += scale6_k4(2 * j, sc) * d0 + scale6_k4(2 * j + 1, sc) * d1;
+        summ += min6_k4(2 * j, sc) * (bsums[4 * j] + bsums[4 * j + 1]) +
+                min6_k4(2 * j + 1, sc) * (bsums[4 * j + 2] + bsums[4 * j + 3]);
+      }
+      return yd * (ld_half(w) * (float)sumi - ld_half(w + 2) * (float)summ);
+    }
+    case T_Q6_K: {  // ql[128], qh[64], scales[16], d
+      global const char* y = (global const char*)(a + 4);
+      global const char* scales = (global const char*)(w + 192);
+      int sumi = 0;
+      for (int h = 0; h < 2; ++h) {  // 128 elements: four runs of 32
+        global const uchar* ql = w + 64 * h;
+        global const uchar* qh = w + 128 + 32 * h;
+        global const char* yq = y + 128 * h;
+        for (int r = 0; r < 4; ++r)
+          for (int l = 0; l < 32; ++l) {
+            const uchar b = ql[l + 32 * (r % 2)];
+            const int lo = r < 2 ? b & 0xF : b >> 4;
+            const int q = (lo | (((qh[l] >> (2 * r)) & 3) << 4)) - 32;
+            sumi += scales[8 * h + 2 * r + l / 16] * q * yq[32 * r + l];
+          }
+      }
+      return yd * ld_half(w + 208) * (float)sumi;
+    }
+    default:
+      return 0.0f;
+  }
+}
+
+// acc[c] += weight row . activation row c, block by block (ncols rows arb bytes apart).
+inline void row_dot_q8(int atype, global const uchar* arow, long anb0, long K,
+                       global const uchar* act0, long arb, int ncols, float* acc) {
+  const long ab = act_bytes_per_wblock(atype);
+  const long nblk = K / blk_size(atype);
+  for (long blk = 0; blk < nblk; ++blk) {
+    global const uchar* w = arow + blk * anb0;
+    for (int c = 0; c < ncols; ++c) acc[c] += dot_q8(atype, w, act0 + c * arb + blk * ab);
+  }
+}
+
+// k_matmul with the activations already quantized: column n of batch (b2, b3) is activation
+// row n + N * (b2 + B2 * b3) (d's ne are b's N, B2, B3).
+kernel void k_matmul_q8(TENSOR(d), TENSOR(a), global const uchar* act, long arb, int atype) {
+  const long M = d_ne.s0, N = d_ne.s1, groups = (N + MM_COLS - 1) / MM_COLS;
+  const long e = get_global_id(0);
+  const long m = e % M;
+  const long4 r = unravel(e / M, (long4)(groups, d_ne.s2, d_ne.s3, 1));  // (group, b2, b3)
+  const long n0 = r.s0 * MM_COLS;
+  const int ncols = (int)min((long)MM_COLS, N - n0);
+  const long r2 = d_ne.s2 / a_ne.s2, r3 = d_ne.s3 / a_ne.s3;
+  global const uchar* arow = BASE(a) + at4(a_nb, 0, m, r.s1 / r2, r.s2 / r3);
+  global const uchar* act0 = act + (n0 + N * (r.s1 + d_ne.s2 * r.s2)) * arb;
+  float acc[MM_COLS] = {0.0f, 0.0f, 0.0f, 0.0f};
+  row_dot_q8(atype, arow, a_nb.s0, a_ne.s0, act0, arb, ncols, acc);
+  for (int c = 0; c < ncols; ++c)
+    *(global float*)(BASE(d) + at4(d_nb, m, n0 + c, r.s1, r.s2)) = acc[c];
+}
+
+// k_matmul_id with quantized activations: b [K, U1, T] is activation row (u or 0) + U1 * t.
+kernel void k_matmul_id_q8(TENSOR(d), TENSOR(a), TENSOR(ids), global const uchar* act, long arb,
+                           long U1, int atype) {
+  const long M = d_ne.s0, U = d_ne.s1;
+  const long e = get_global_id(0);
+  const long m = e % M, u = (e / M) % U, t = e / (M * U);
+  const int ex = *(global const int*)(BASE(ids) + at4(ids_nb, u, t, 0, 0));
+  float acc[1] = {0.0f};
+  if (ex >= 0 && ex < a_ne.s2) {
+    global const uchar* arow = BASE(a) + at4(a_nb, 0, m, ex, 0);
+    global const uchar* act0 = act + ((U1 == 1 ? 0 : u) + U1 * t) * arb;
+    row_dot_q8(atype, arow, a_nb.s0, a_ne.s0, act0, arb, 1, acc);
+  }
+  *(global float*)(BASE(d) + at4(d_nb, m, u, t, 0)) = acc[0];
+}
