@@ -37,6 +37,9 @@ const uint32_t kAttention[] =
 const uint32_t kArgsort[] =
 #include "argsort.spv.inc"
     ;
+const uint32_t kQuantizeAct[] =
+#include "quantize_act.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},           {"get_rows", kGetRows, sizeof kGetRows},
@@ -44,7 +47,7 @@ const ShaderCode kShaders[] = {
     {"unary", kUnary, sizeof kUnary},        {"rms_norm", kRmsNorm, sizeof kRmsNorm},
     {"softmax", kSoftmax, sizeof kSoftmax},  {"rope", kRope, sizeof kRope},
     {"matmul", kMatmul, sizeof kMatmul},     {"attention", kAttention, sizeof kAttention},
-    {"argsort", kArgsort, sizeof kArgsort},
+    {"argsort", kArgsort, sizeof kArgsort},  {"quantize_act", kQuantizeAct, sizeof kQuantizeAct},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

@@ -19,6 +19,7 @@ enum class Shader {
   kMatmul,
   kAttention,
   kArgsort,
+  kQuantizeAct,
   kCount
 };
 

@@ -140,6 +140,9 @@ void VulkanDevice::destroy() {
     destroy_buffer(status_);
   }
   if (placeholder_) destroy_buffer(placeholder_);
+  if (scratch_) destroy_buffer(scratch_);
+  for (Buffer* b : retired_) destroy_buffer(b);
+  retired_.clear();
   if (fence_) vkDestroyFence(dev_, fence_, nullptr);
   if (xfer_fence_) vkDestroyFence(dev_, xfer_fence_, nullptr);
   if (cmd_pool_) vkDestroyCommandPool(dev_, cmd_pool_, nullptr);
@@ -371,8 +374,21 @@ bool VulkanDevice::supports_op(const zen_graph& g, int32_t node) {
   return zen_vk::supports(*this, g, node);
 }
 
+Binding VulkanDevice::scratch(uint64_t bytes) {
+  if (bytes > max_range_) fail("scratch of " + std::to_string(bytes) + " bytes");
+  if (!scratch_ || scratch_->size < bytes) {
+    if (scratch_) retired_.push_back(scratch_);
+    scratch_ = nullptr;
+    scratch_ = make_buffer(std::max<uint64_t>(bytes, 1u << 20), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  }
+  return {scratch_->buffer, 0, VK_WHOLE_SIZE, 0};
+}
+
 void VulkanDevice::compute(const zen_graph& g) {
   wait_pending();
+  for (Buffer* b : retired_) destroy_buffer(b);
+  retired_.clear();
   const uint32_t need = g.n_nodes * kSetsPerNode + 16;
   if (need > desc_capacity_) {
     if (desc_pool_) vkDestroyDescriptorPool(dev_, desc_pool_, nullptr);

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <zen/device.hpp>
 
@@ -67,6 +68,11 @@ class VulkanDevice final : public zen::Device {
   Binding status_binding() const { return {status_->buffer, 0, 16, 0}; }
   void dispatch(Shader s, std::initializer_list<Binding> binds, const void* push, size_t bytes,
                 uint64_t groups);
+  // A device-local scratch range of at least `bytes` for the graph being recorded (the
+  // quantized activations of a matmul). Every call returns the same buffer while it is big
+  // enough: dispatches are ordered by barriers, so one node's scratch is dead by the next.
+  // Growing retires the old buffer until the graph that may still use it has finished.
+  Binding scratch(uint64_t bytes);
 
  private:
   void destroy();
@@ -103,6 +109,8 @@ class VulkanDevice final : public zen::Device {
   Buffer* status_ = nullptr;  // host-visible: what, id, limit of the first bad row id
   uint32_t* status_map_ = nullptr;
   Buffer* placeholder_ = nullptr;  // bound to the bindings a dispatch does not use
+  Buffer* scratch_ = nullptr;
+  std::vector<Buffer*> retired_;  // scratch buffers the recorded graph may still use
 };
 
 }  // namespace zen_vk

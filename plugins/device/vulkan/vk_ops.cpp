@@ -133,6 +133,16 @@ uint64_t nelements(const zen_tensor& t) {
 }
 uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]); }
 
+// Quantized weights take int8 activations (quantize_act.comp): bytes of one column's blocks,
+// 0 for float weights. Q8: d, s, 32 q (40 bytes per 32); Q8_K: d, 256 q (260 per 256).
+uint64_t act_col_bytes(const zen_tensor& a) {
+  const uint64_t block = type_info(a.type).block, K = static_cast<uint64_t>(a.ne[0]);
+  return block == 1 ? 0 : block == 256 ? K / 256 * 260 : K / 32 * 40;
+}
+bool act_fits(const VulkanDevice& dev, const zen_tensor& a, const zen_tensor& b) {
+  return act_col_bytes(a) * static_cast<uint64_t>(b.ne[1] * b.ne[2] * b.ne[3]) <= dev.max_range();
+}
+
 // ---- supports ------------------------------------------------------------------------------
 
 bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor& t) {
@@ -156,11 +166,13 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
     case ZEN_OP_MATMUL:
       return s0 && s1 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s0->ne[0] == s1->ne[0] && s1->ne[2] % s0->ne[2] == 0 &&
-             s1->ne[3] % s0->ne[3] == 0 && bindable(dev, *s0, true) && all_bindable({s1, &t});
+             s1->ne[3] % s0->ne[3] == 0 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
+             act_fits(dev, *s0, *s1);
     case ZEN_OP_MATMUL_ID:
       return s0 && s1 && s2 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s2->type == I32 && s0->ne[3] == 1 && t.ne[3] == 1 &&
-             (s1->ne[1] == 1 || s1->ne[1] == s2->ne[0]) && all_bindable({s0, s1, s2, &t});
+             (s1->ne[1] == 1 || s1->ne[1] == s2->ne[0]) && all_bindable({s0, s1, s2, &t}) &&
+             act_fits(dev, *s0, *s1);
     case ZEN_OP_ADD:
     case ZEN_OP_MUL:
       return s0 && s1 && t.type == F32 && s0->type == F32 && s1->type == F32 &&
@@ -262,6 +274,18 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
           : M;
   const Binding bb = dev.bind(b, extent(b)), bd = dev.bind(t, extent(t));
   const Binding bi = id_mode ? dev.bind(*ids, extent(*ids)) : bd;
+  // Quantized weights: b's columns quantized once into the scratch, as the CPU does.
+  const uint64_t col_bytes = act_col_bytes(a), cols = nrows(b);
+  Binding bq = bd;
+  if (col_bytes) {
+    bq = dev.scratch(col_bytes * cols);
+    const uint32_t qk = type_info(a.type).block == 256 ? 256 : 32;
+    Push p;
+    p << bb.residual;
+    p.nb(b) << u(b.ne[1]) << u(b.ne[2]) << u(b.ne[3]) << u(a.ne[0]) << qk;
+    dev.dispatch(Shader::kQuantizeAct, {bb, bq}, p.data(), p.bytes(),
+                 ceil_div(static_cast<uint64_t>(a.ne[0]) / qk * cols, 64));
+  }
   for (uint64_t m0 = 0; m0 < M; m0 += rows_per) {
     const uint64_t mw = std::min(rows_per, M - m0);
     const Binding ba =
@@ -274,13 +298,14 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     p.nb(b);
     p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
     p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
-    uint64_t items;  // invocations: one per (row, column group) or (row, slot)
+    // Workgroups: one per (64-row tile, column group or slot, batch).
+    uint64_t items = ceil_div(mw, 64);
     if (id_mode)
-      items = mw * static_cast<uint64_t>(t.ne[1] * t.ne[2]);
+      items *= static_cast<uint64_t>(t.ne[1] * t.ne[2]);
     else
-      items = mw * ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
-              static_cast<uint64_t>(t.ne[2] * t.ne[3]);
-    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi}, p.data(), p.bytes(), ceil_div(items, 64));
+      items *= ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
+               static_cast<uint64_t>(t.ne[2] * t.ne[3]);
+    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(), p.bytes(), items);
   }
 }
 

@@ -9,7 +9,13 @@
 // and its weights are expert ids[u, t] of a [K, M, E]; an id outside 0..E-1 gives zeros.
 // Binding 0 may be a window of a: rows m0 .. m0 + Mw - 1 (tensors above the device's
 // maxStorageBufferRange are split into several dispatches).
-// Bindings: a 0, b 1, dst 2, ids 3.
+// Quantized weights (block formats) dot integer quants with the int8 activations that
+// quantize_act.comp wrote to binding 4 (the CPU device's act_q8 / Q8_K scheme), scaled per
+// block as the CPU's vec_dot does; float weights dot float activations.
+// A workgroup covers 64 rows of one column group (or slot) and batch, so everything about
+// the activations is uniform across it: llvmpipe then loads them once per workgroup instead
+// of gathering per invocation.
+// Bindings: a 0, b 1, dst 2, ids 3, quantized activations 4.
 #include "common.glsl"
 #include "quant.glsl"
 
@@ -28,14 +34,93 @@ layout(push_constant) uniform PC {
   uint inb0, inb1, U1, unused;    // ids strides, b.ne[1] (mode 1)
 } pc;
 
-void main() {
-  // Invocation -> (row within the window, column group or slot, batch).
-  const uint i = global_id(WG);
-  const uint cgroups = pc.mode == 0u ? (pc.N + NC - 1u) / NC : pc.N * pc.B2;
-  if (i >= pc.Mw * cgroups * (pc.mode == 0u ? pc.B2 * pc.B3 : 1u)) return;
-  const uint mw = i % pc.Mw, rest = i / pc.Mw, m = pc.m0 + mw;
+// Adds chunk ch of a quantized weight row at byte `row` times the same 32 activations of the
+// column whose quantized row starts at word `col`, as the CPU's vec_dot: 32-element formats
+// d_w * d_a * sumi (+ m * s_a); K-quants keep integer sums over the whole 256-element block
+// (si, sm) and scale them once when its last chunk is added.
+void qdot(uint t, uint row, uint ch, uint col, inout float acc, inout int si, inout int sm) {
+  const bool kq = is_kquant(t);
+  const uint ab = kq ? col + (ch >> 3) * 65u : col + ch * 10u;
+  const uint qa = kq ? ab + 1u + (ch & 7u) * 8u : ab + 2u;
+  int d0, d1, asum, s0, s1;
+  float d, m;
+  qdot32(t, row, ch, qa, d0, d1, asum, s0, s1, d, m);
+  const float da = uintBitsToFloat(bufs[4].w[ab]);
+  if (!kq) {
+    acc += d * da * float(d0 + d1);
+    if (t == TYPE_Q4_1 || t == TYPE_Q5_1) acc += m * uintBitsToFloat(bufs[4].w[ab + 1u]);
+  } else if (t == TYPE_Q6_K) {
+    si += s0 * d0 + s1 * d1;
+    if ((ch & 7u) == 7u) {
+      acc += da * d * float(si);
+      si = 0;
+    }
+  } else {
+    si += s0 * d0;
+    sm += s1 * asum;
+    if ((ch & 7u) == 7u) {
+      acc += da * (d * float(si) - m * float(sm));
+      si = 0;
+      sm = 0;
+    }
+  }
+}
 
-  uint arow, ncols, n0 = 0u, i2 = 0u, i3 = 0u, u = 0u, t = 0u;
+// As qdot, from a chunk qi32 decoded (q, s0, s1, d, m), times the same 32
+// activations of the column whose quantized row starts at word `col`, as the CPU's vec_dot:
+// 32-element formats d_w * d_a * sumi (+ m * s_a), K-quants keep integer sums over the
+// whole 256-element block (si, sm) and scale them once when its last chunk is added.
+void qdot_q(uint t, uint ch, int q[32], int s0, int s1, float d, float m, uint col,
+          inout float acc, inout int si, inout int sm) {
+  const bool kq = is_kquant(t);
+  const uint ab = kq ? col + (ch >> 3) * 65u : col + ch * 10u;
+  const uint qa = kq ? ab + 1u + (ch & 7u) * 8u : ab + 2u;
+  int d0 = 0, d1 = 0, asum = 0;
+  [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+    const int word = int(bufs[4].w[qa + w]);
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      const int a = bitfieldExtract(word, int(8u * k), 8);
+      if (w < 4u)
+        d0 += q[4u * w + k] * a;
+      else
+        d1 += q[4u * w + k] * a;
+      asum += a;
+    }
+  }
+  const float da = uintBitsToFloat(bufs[4].w[ab]);
+  if (!kq) {
+    acc += d * da * float(d0 + d1);
+    if (t == TYPE_Q4_1 || t == TYPE_Q5_1) acc += m * uintBitsToFloat(bufs[4].w[ab + 1u]);
+  } else if (t == TYPE_Q6_K) {
+    si += s0 * d0 + s1 * d1;
+    if ((ch & 7u) == 7u) {
+      acc += da * d * float(si);
+      si = 0;
+    }
+  } else {
+    si += s0 * (d0 + d1);
+    sm += s1 * asum;
+    if ((ch & 7u) == 7u) {
+      acc += da * (d * float(si) - m * float(sm));
+      si = 0;
+      sm = 0;
+    }
+  }
+}
+
+void main() {
+  // Workgroup -> (64-row tile, column group or slot, batch); invocation -> row of the tile.
+  const uint tiles = (pc.Mw + WG - 1u) / WG, g = group_id();
+  const uint cgroups = pc.mode == 0u ? (pc.N + NC - 1u) / NC : pc.N * pc.B2;
+  const uint rest = g / tiles;
+  if (rest >= cgroups * (pc.mode == 0u ? pc.B2 * pc.B3 : 1u)) return;
+  const uint mw = (g % tiles) * WG + gl_LocalInvocationID.x, m = pc.m0 + mw;
+  if (mw >= pc.Mw) return;
+  const bool quant = block_size(pc.atype) > 1u;
+  // Words of one column's quantized activations (quantize_act.comp).
+  const uint colw = is_kquant(pc.atype) ? pc.K / 256u * 65u : pc.K / 32u * 10u;
+
+  uint arow, ncols, n0 = 0u, i2 = 0u, i3 = 0u, u = 0u, t = 0u, qcol0;
   if (pc.mode == 0u) {
     const uint cg = rest % cgroups, batch = rest / cgroups;
     i2 = batch % pc.B2;
@@ -44,6 +129,7 @@ void main() {
     ncols = min(NC, pc.N - n0);
     arow = pc.off_a + mw * pc.anb1 + (i2 / (pc.B2 / pc.A2)) * pc.anb2 +
            (i3 / (pc.B3 / pc.A3)) * pc.anb3;
+    qcol0 = (n0 + pc.N * (i2 + pc.B2 * i3)) * colw;
   } else {
     u = rest % pc.N;
     t = rest / pc.N;
@@ -55,42 +141,54 @@ void main() {
     }
     ncols = 1u;
     arow = pc.off_a + mw * pc.anb1 + uint(e) * pc.anb2;
+    qcol0 = ((pc.U1 == 1u ? 0u : u) + pc.U1 * t) * colw;
   }
-  uint bcol[NC];
-  for (uint c = 0u; c < NC; ++c)
-    bcol[c] = pc.mode == 0u ? pc.off_b + (n0 + min(c, ncols - 1u)) * pc.bnb1 + i2 * pc.bnb2 +
-                                  i3 * pc.bnb3
-                            : pc.off_b + (pc.U1 == 1u ? 0u : u) * pc.bnb1 + t * pc.bnb2;
 
   float acc[NC];
   for (uint c = 0u; c < NC; ++c) acc[c] = 0.0;
   const uint chunks = (pc.K + 31u) / 32u;
-  if (ncols == 1u && pc.K % 32u == 0u) {
-    // Decode: one column, every chunk whole. Scalars only: compilers that lower arrays
-    // indexed by a runtime value to memory (llvmpipe) keep everything in registers.
-    const uint b0 = bcol[0], bs = pc.bnb0;
+  if (quant && ncols == 1u) {
+    // Decode: scalars only (llvmpipe lowers arrays indexed at run time to memory).
     float a0 = 0.0;
+    int si = 0, sm = 0;
+    for (uint ch = 0u; ch < chunks; ++ch) qdot(pc.atype, arow, ch, qcol0, a0, si, sm);
+    acc[0] = a0;
+  } else if (quant) {
+    int si[NC], sm[NC];
+    for (uint c = 0u; c < NC; ++c) {
+      si[c] = 0;
+      sm[c] = 0;
+    }
+    // Prefill: one decode of the chunk feeds every column.
+    for (uint ch = 0u; ch < chunks; ++ch) {
+      int q[32];
+      int s0, s1;
+      float d, mm;
+      qi32(pc.atype, arow, ch, q, s0, s1, d, mm);
+      for (uint c = 0u; c < ncols; ++c)
+        qdot_q(pc.atype, ch, q, s0, s1, d, mm, qcol0 + c * colw, acc[c], si[c], sm[c]);
+    }
+  } else {
+    uint bcol[NC];
+    for (uint c = 0u; c < NC; ++c)
+      bcol[c] = pc.mode == 0u ? pc.off_b + (n0 + min(c, ncols - 1u)) * pc.bnb1 + i2 * pc.bnb2 +
+                                    i3 * pc.bnb3
+                              : pc.off_b + (pc.U1 == 1u ? 0u : u) * pc.bnb1 + t * pc.bnb2;
     for (uint ch = 0u; ch < chunks; ++ch) {
       float v[32];
       dq32(pc.atype, arow, ch, pc.anb0, pc.K, v);
-      const uint k0 = b0 + ch * 32u * bs;
-      [[unroll]] for (uint j = 0u; j < 32u; ++j) a0 += v[j] * rdf32_1(k0 + j * bs);
-    }
-    acc[0] = a0;
-  } else for (uint ch = 0u; ch < chunks; ++ch) {
-    float v[32];
-    dq32(pc.atype, arow, ch, pc.anb0, pc.K, v);
-    const uint kn = min(32u, pc.K - ch * 32u), k0 = ch * 32u * pc.bnb0;
-    for (uint c = 0u; c < ncols; ++c) {
-      float s = 0.0;
-      if (kn == 32u) {  // constant trip count: v[] stays in registers
-        [[unroll]] for (uint j = 0u; j < 32u; ++j)
-          s += v[j] * rdf32_1(bcol[c] + k0 + j * pc.bnb0);
-      } else {
-        [[unroll]] for (uint j = 0u; j < 32u; ++j)
-          if (j < kn) s += v[j] * rdf32_1(bcol[c] + k0 + j * pc.bnb0);
+      const uint kn = min(32u, pc.K - ch * 32u), k0 = ch * 32u * pc.bnb0;
+      for (uint c = 0u; c < ncols; ++c) {
+        float s = 0.0;
+        if (kn == 32u) {  // constant trip count: v[] stays in registers
+          [[unroll]] for (uint j = 0u; j < 32u; ++j)
+            s += v[j] * rdf32_1(bcol[c] + k0 + j * pc.bnb0);
+        } else {
+          [[unroll]] for (uint j = 0u; j < 32u; ++j)
+            if (j < kn) s += v[j] * rdf32_1(bcol[c] + k0 + j * pc.bnb0);
+        }
+        acc[c] += s;
       }
-      acc[c] += s;
     }
   }
   for (uint c = 0u; c < ncols; ++c) {
