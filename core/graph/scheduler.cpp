@@ -40,7 +40,7 @@ const Scheduler::Mirror& Scheduler::mirror(int device, const Tensor& t) {
   m.host = dev.host_ptr(m.buffer, 0);
   // A fresh mirror holds what the host holds (the weight, or the state as initialized).
   try {
-    write(device, mirror_location(m, 0), host, bytes);
+    write(device, buffer_location(m.buffer, m.host, 0), host, bytes);
   } catch (...) {
     dev.table->buffer_free(dev.dev, m.buffer);
     throw;
@@ -53,15 +53,15 @@ const Scheduler::Mirror* Scheduler::find_mirror(int device, const void* host) co
   return it == mirrors_.end() ? nullptr : &it->second;
 }
 
-Location Scheduler::mirror_location(const Mirror& m, uint64_t offset) {
-  return Location{m.buffer, offset, m.host ? static_cast<char*>(m.host) + offset : nullptr};
+Location Scheduler::buffer_location(zen_buffer* buffer, void* host, uint64_t offset) {
+  return Location{buffer, offset, host ? static_cast<char*>(host) + offset : nullptr};
 }
 
 void Scheduler::read_placed(const void* host, uint64_t offset, void* dst, uint64_t bytes) const {
   // A state lives on one device (partition() enforces it): the first mirror found is the one.
   for (size_t d = 0; d < devices_.size(); ++d)
     if (const Mirror* m = find_mirror(static_cast<int>(d), host))
-      return read(static_cast<int>(d), mirror_location(*m, offset), dst, bytes);
+      return read(static_cast<int>(d), buffer_location(m->buffer, m->host, offset), dst, bytes);
   std::memcpy(dst, static_cast<const char*>(host) + offset, bytes);
 }
 
@@ -69,7 +69,7 @@ void Scheduler::write_placed(void* host, uint64_t offset, const void* src, uint6
   std::memcpy(static_cast<char*>(host) + offset, src, bytes);
   for (size_t d = 0; d < devices_.size(); ++d)
     if (const Mirror* m = find_mirror(static_cast<int>(d), host))
-      write(static_cast<int>(d), mirror_location(*m, offset), src, bytes);
+      write(static_cast<int>(d), buffer_location(m->buffer, m->host, offset), src, bytes);
 }
 
 void Scheduler::plan(Graph g) {
@@ -137,12 +137,13 @@ Location Scheduler::storage_location(TensorId r, int device) const {
   if (b >= 0) {
     const Arena& a = arenas_[device];
     uint64_t off = memory_.blocks[b].offset;
-    return Location{a.buffer, off, a.host ? static_cast<char*>(a.host) + off : nullptr};
+    return buffer_location(a.buffer, a.host, off);
   }
   const Placement& p = t.placement;
   if (p.on_host()) {
     if (device != kHostMemory && !devices_[device].host_visible())
-      if (const Mirror* m = find_mirror(device, p.host)) return mirror_location(*m, 0);
+      if (const Mirror* m = find_mirror(device, p.host))
+        return buffer_location(m->buffer, m->host, 0);
     return Location{nullptr, 0, p.host};
   }
   if (p.on_device())

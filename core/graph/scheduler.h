@@ -98,7 +98,8 @@ class Scheduler {
   std::map<std::pair<int, const void*>, Mirror> mirrors_;
   const Mirror& mirror(int device, const Tensor& t);
   const Mirror* find_mirror(int device, const void* host) const;
-  static Location mirror_location(const Mirror& m, uint64_t offset);
+  // Where byte `offset` of a device buffer is: the buffer, and the host address when mapped.
+  static Location buffer_location(zen_buffer* buffer, void* host, uint64_t offset);
   std::vector<unsigned char> staging_;  // device -> device copies where neither side is host
   bool planned_ = false;
 };

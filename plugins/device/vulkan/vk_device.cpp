@@ -237,6 +237,15 @@ void VulkanDevice::ensure_staging() {
 
 // One transfer command buffer, submitted and waited for (uploads and downloads are
 // synchronous in the device ABI).
+void VulkanDevice::submit(VkCommandBuffer cmd, VkFence fence) {
+  VkSubmitInfo si{};
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  check(vkResetFences(dev_, 1, &fence), "vkResetFences");
+  check(vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+}
+
 void VulkanDevice::run_transfer(const std::function<void(VkCommandBuffer)>& record) {
   check(vkResetCommandBuffer(xfer_cmd_, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{};
@@ -245,12 +254,7 @@ void VulkanDevice::run_transfer(const std::function<void(VkCommandBuffer)>& reco
   check(vkBeginCommandBuffer(xfer_cmd_, &bi), "vkBeginCommandBuffer");
   record(xfer_cmd_);
   check(vkEndCommandBuffer(xfer_cmd_), "vkEndCommandBuffer");
-  VkSubmitInfo si{};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &xfer_cmd_;
-  check(vkResetFences(dev_, 1, &xfer_fence_), "vkResetFences");
-  check(vkQueueSubmit(queue_, 1, &si, xfer_fence_), "vkQueueSubmit");
+  submit(xfer_cmd_, xfer_fence_);
   check(vkWaitForFences(dev_, 1, &xfer_fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }
 
@@ -419,12 +423,7 @@ void VulkanDevice::compute(const zen_graph& g) {
   }
   check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
   if (dispatches_ == 0) return;
-  VkSubmitInfo si{};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cmd_;
-  check(vkResetFences(dev_, 1, &fence_), "vkResetFences");
-  check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
+  submit(cmd_, fence_);
   pending_ = true;
 }
 

@@ -79,6 +79,8 @@ class VulkanDevice final : public zen::Device {
   void wait_pending();
   void ensure_staging();
   void run_transfer(const std::function<void(VkCommandBuffer)>& record);
+  // Resets `fence` and submits the recorded `cmd` to the queue, signalling it.
+  void submit(VkCommandBuffer cmd, VkFence fence);
   VkPipeline pipeline(Shader s);
   uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want) const;
   Buffer* make_buffer(uint64_t bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags props);
