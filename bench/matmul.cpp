@@ -172,9 +172,30 @@ void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int
       benchmark::Counter(it * 2.0 * K * M * N / 1e9, benchmark::Counter::kIsRate);
 }
 
+const char* type_label(zen_type t) {
+  switch (t) {
+    case ZEN_TYPE_F16:
+      return "F16";
+    case ZEN_TYPE_Q4_0:
+      return "Q4_0";
+    case ZEN_TYPE_Q5_0:
+      return "Q5_0";
+    case ZEN_TYPE_Q8_0:
+      return "Q8_0";
+    case ZEN_TYPE_Q4_K:
+      return "Q4_K";
+    case ZEN_TYPE_Q5_K:
+      return "Q5_K";
+    case ZEN_TYPE_Q6_K:
+      return "Q6_K";
+    default:
+      return "?";
+  }
+}
+
 void register_all() {
-  const zen_type types[] = {ZEN_TYPE_F16, ZEN_TYPE_Q4_0, ZEN_TYPE_Q4_K, ZEN_TYPE_Q6_K,
-                            ZEN_TYPE_Q8_0};
+  const zen_type types[] = {ZEN_TYPE_F16,  ZEN_TYPE_Q4_0, ZEN_TYPE_Q5_0, ZEN_TYPE_Q8_0,
+                            ZEN_TYPE_Q4_K, ZEN_TYPE_Q5_K, ZEN_TYPE_Q6_K};
   const int64_t shapes[][2] = {{1024, 3072}, {3072, 1024}, {1024, 151936}};
   for (int64_t N : {int64_t{1}, int64_t{512}, int64_t{0}})
     for (zen_type t : types)
@@ -184,11 +205,7 @@ void register_all() {
         const bool hot = N == 0;
         if (hot && s[1] > 100000) continue;
         if (N > 1 && s[1] > 100000) continue;  // lm_head prefill: 160 GFLOP, minutes per run
-        std::string tn = t == ZEN_TYPE_F16    ? "F16"
-                         : t == ZEN_TYPE_Q4_0 ? "Q4_0"
-                         : t == ZEN_TYPE_Q4_K ? "Q4_K"
-                         : t == ZEN_TYPE_Q6_K ? "Q6_K"
-                                              : "Q8_0";
+        const std::string tn = type_label(t);
         const std::string bm = std::string(hot      ? "GEMVhot"
                                            : N == 1 ? "GEMV"
                                                     : "GEMM") +

@@ -339,6 +339,21 @@ std::vector<float> activations(int64_t n, uint32_t seed) {
   return v;
 }
 
+// Activations shaped like a transformer's residual stream: most blocks small, some large, and
+// a few outlier channels near +-100 (Gemma's reach that), so one value sets a block's step.
+std::vector<float> residual_activations(int64_t n, uint32_t seed) {
+  auto v = activations(n, seed);
+  std::mt19937 rng(seed + 13);
+  std::uniform_real_distribution<float> big(20.0f, 100.0f);
+  for (int64_t b = 0; b < n; b += 32) {
+    if (rng() % 4 == 0)
+      for (int64_t i = b; i < std::min(n, b + 32); ++i) v[i] *= 8.0f;
+    if (rng() % 8 == 0)
+      v[b + rng() % std::min<int64_t>(32, n - b)] = (rng() % 2 ? 1 : -1) * big(rng);
+  }
+  return v;
+}
+
 // Reference dot product and its error bound (see the top of the file).
 struct Expect {
   double value, bound;
@@ -378,7 +393,7 @@ class Matmul : public OpTest {
  protected:
   // a [K, M, A2, A3] of type t x b F32 [K, N, B2, B3].
   void check(const TypeInfo& t, int64_t K, int64_t M, int64_t N, std::array<int64_t, 2> A = {1, 1},
-             std::array<int64_t, 2> B = {1, 1}) {
+             std::array<int64_t, 2> B = {1, 1}, bool residual = false) {
     const std::string what = std::string(graph::type_name(t.type)) + " K=" + std::to_string(K) +
                              " M=" + std::to_string(M) + " N=" + std::to_string(N);
     graph::Graph g;
@@ -387,7 +402,9 @@ class Matmul : public OpTest {
     g.output(g.op(ZEN_OP_MATMUL, std::array{a, b}), "c");
     const int64_t arows = M * A[0] * A[1];
     auto wb = random_weights(t, K * arows, 11 + static_cast<uint32_t>(K + M));
-    auto xv = activations(K * N * B[0] * B[1], 5 + static_cast<uint32_t>(N));
+    const int64_t nx = K * N * B[0] * B[1];
+    const uint32_t xseed = 5 + static_cast<uint32_t>(N);
+    auto xv = residual ? residual_activations(nx, xseed) : activations(nx, xseed);
     std::vector<double> w(K * arows), mag(K * arows);
     const size_t rowb = static_cast<size_t>(K / t.blck) * t.bytes;
     for (int64_t r = 0; r < arows; ++r) dequant(t, wb.data() + r * rowb, K, &w[r * K], &mag[r * K]);
@@ -434,6 +451,20 @@ TEST_P(Matmul, LargeKPrefill) {
 }
 TEST_P(Matmul, BatchBroadcast) {
   each_type([&](const TypeInfo& t) { check(t, blocks(t, 2), 5, 3, {2, 1}, {4, 3}); });
+}
+
+// Prefill shapes of a real model (Gemma 3 270M: K = 640, 1024, 2048; 262 and 1000 rows, not
+// multiples of the CPU device's 8-row GEMM panels) with 8 to 64 activation columns, where a
+// device may switch to a blocked GEMM: many blocks and super-blocks per row, column counts
+// with and without a tail of the 4-column kernels, outlier activations. Shapes whose K is not
+// a whole number of the type's blocks do not exist in a model and are left out.
+TEST_P(Matmul, PrefillModelShapes) {
+  constexpr std::array<int64_t, 3> kShapes[] = {{640, 262, 8},   {640, 1000, 13}, {1024, 262, 9},
+                                                {1024, 1000, 8}, {2048, 262, 13}, {2048, 70, 64}};
+  each_type([&](const TypeInfo& t) {
+    for (const auto& [K, M, N] : kShapes)
+      if (K % t.blck == 0) check(t, K, M, N, {1, 1}, {1, 1}, true);
+  });
 }
 
 // F32 weights through a transposed view (row stride 4 bytes apart per k): the device may not
@@ -507,6 +538,10 @@ TEST_P(MatmulId, TokensGroupedByExpert) {
 }
 TEST_P(MatmulId, SharedInputManyTokens) {
   each_type([&](const TypeInfo& t) { check_id(t, blocks(t, 1), 5, 8, 3, 70, true); });
+}
+// Experts of a real model's size, each chosen by enough tokens for a blocked GEMM.
+TEST_P(MatmulId, PrefillModelShapes) {
+  each_type([&](const TypeInfo& t) { check_id(t, 1024, 262, 4, 2, 40, false); });
 }
 TEST_P(MatmulId, OneTokenOneExpert) {
   each_type([&](const TypeInfo& t) { check_id(t, blocks(t, 1), 1, 3, 1, 1, false); });

@@ -9,12 +9,18 @@
 // the types with a 4-column dot product load each weight block once per 4 columns. With N = 1
 // (decode) the tiles are chunks of rows: the weights stream through once.
 //
+// Packed GEMM (matmul/gemm.h; the common quantized types on AVX2): with enough columns, each
+// thread repacks its tile's weight rows into panels of 8 rows once, in its share of the
+// scratch, and runs 8-row x 4-column microkernels over every column of the tile; consecutive
+// tiles of a thread share their rows, so the rows are packed once per thread, not per tile.
+//
 // Reference path (float weights with strided rows, or no scratch): each output is one dot
 // product accumulated in double (products of floats are exact in double).
 #include <algorithm>
 #include <cstring>
 
 #include "kernels.h"
+#include "matmul/gemm.h"
 #include "matmul/vec_dot.h"
 #include "tensor_access.h"
 
@@ -56,6 +62,30 @@ uint64_t act_bytes(const mm::WeightType& wt, const zen_tensor& a, const zen_tens
   return align_up(rows(b) * mm::act_row_bytes(wt.act, a.ne[0]));
 }
 
+// Fewer columns than this keep the dot products: packing costs about a pass over the weights.
+constexpr int64_t kGemmMinColumns = 8;
+constexpr int64_t kMaxTileRows = 64;
+
+// Scratch of one thread's panels: a row tile of up to kMaxTileRows rows (0 without a GEMM).
+uint64_t panel_bytes_per_thread(const zen_tensor& a) {
+  const mm::GemmType* g = mm::gemm_type(a.type);
+  return g ? align_up(kMaxTileRows / mm::kPanelRows * g->panel_bytes(a.ne[0])) : 0;
+}
+
+// One thread's packed GEMM state: its panel scratch and which rows it holds.
+struct Panels {
+  const mm::GemmType* type = nullptr;  // nullptr: the dot products
+  char* buf = nullptr;
+  const char* w = nullptr;
+  int64_t m0 = -1, m1 = -1;
+
+  Panels(const zen_tensor& a, int64_t columns, void* scratch, int ith) {
+    if (columns < kGemmMinColumns) return;
+    type = mm::gemm_type(a.type);
+    buf = static_cast<char*>(scratch) + ith * panel_bytes_per_thread(a);
+  }
+};
+
 // Converts rows [share of ith] of b into the scratch, one activation row each.
 void convert_activations(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nth) {
   const zen_tensor &a = *ar.src[0], &b = *ar.src[1];
@@ -75,8 +105,8 @@ struct Tiling {
   int64_t mb, nb;
 };
 Tiling tiling(int64_t M, int64_t N, size_t wrow, size_t arow, int nth) {
-  int64_t mb =
-      std::clamp<int64_t>(static_cast<int64_t>((128u << 10) / std::max<size_t>(wrow, 1)), 4, 64);
+  int64_t mb = std::clamp<int64_t>(static_cast<int64_t>((128u << 10) / std::max<size_t>(wrow, 1)),
+                                   4, kMaxTileRows);
   mb = std::min(mb, std::max<int64_t>(4, (M + 4 * nth - 1) / (4 * nth)));
   int64_t nb =
       std::clamp<int64_t>(static_cast<int64_t>((256u << 10) / std::max<size_t>(arow, 1)), 4, 64);
@@ -84,10 +114,42 @@ Tiling tiling(int64_t M, int64_t N, size_t wrow, size_t arow, int nth) {
   return {std::max<int64_t>(mb, 1), std::max<int64_t>(nb, 1)};
 }
 
+// The packed GEMM of tile(): panels outermost, so a panel stays in L1 while the tile's
+// columns (in L2) pass over it.
+template <class Out>
+void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, int64_t m1,
+                 const void* const* act, int64_t n, Out out) {
+  const mm::GemmType& g = *pn.type;
+  const size_t pb = g.panel_bytes(K);
+  const int64_t np = (m1 - m0 + mm::kPanelRows - 1) / mm::kPanelRows;
+  auto panel_rows = [&](int64_t p) {
+    return static_cast<int>(std::min<int64_t>(mm::kPanelRows, m1 - m0 - p * mm::kPanelRows));
+  };
+  if (pn.w != w || pn.m0 != m0 || pn.m1 != m1) {
+    for (int64_t p = 0; p < np; ++p)
+      g.pack(K, w + (m0 + p * mm::kPanelRows) * wrow, wrow, panel_rows(p), pn.buf + p * pb);
+    pn.w = w;
+    pn.m0 = m0;
+    pn.m1 = m1;
+  }
+  alignas(32) float r[mm::kGemmCols * mm::kPanelRows];
+  for (int64_t p = 0; p < np; ++p) {
+    const int64_t r0 = m0 + p * mm::kPanelRows;
+    const int rows = panel_rows(p);
+    for (int64_t c = 0; c < n; c += mm::kGemmCols) {
+      const int nc = static_cast<int>(std::min<int64_t>(mm::kGemmCols, n - c));
+      g.kernel(K, pn.buf + p * pb, act + c, nc, r);
+      for (int j = 0; j < nc; ++j)
+        for (int i = 0; i < rows; ++i) *out(r0 + i, c + j) = r[mm::kPanelRows * j + i];
+    }
+  }
+}
+
 // Weight rows [m0, m1) x the activation rows act[0..n): dst element for (m, c) at out(m, c).
 template <class Out>
-void tile(const mm::WeightType& wt, int64_t K, const char* w, size_t wrow, int64_t m0, int64_t m1,
-          const void* const* act, int64_t n, Out out) {
+void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0,
+          int64_t m1, const void* const* act, int64_t n, Out out) {
+  if (pn.type && n >= mm::kGemmCols) return tile_packed(pn, K, w, wrow, m0, m1, act, n, out);
   int64_t c = 0;
   if (wt.dot4) {
     for (; c + 4 <= n; c += 4)
@@ -111,7 +173,9 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
   convert_activations(ar, wt, ith, nth);
   sync_threads(ar);
 
-  const Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  Panels pn(a, N, static_cast<char*>(ar.work) + act_bytes(wt, a, b), ith);
+  Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  if (pn.type) t.mb = (t.mb + mm::kPanelRows - 1) / mm::kPanelRows * mm::kPanelRows;
   const int64_t mt = (M + t.mb - 1) / t.mb, nt = (N + t.nb - 1) / t.nb;
   const Range r = share(B2 * B3 * mt * nt, ith, nth);
   const void* act[64];
@@ -127,7 +191,7 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
     for (int64_t c = 0; c < n; ++c)
       act[c] =
           static_cast<const char*>(ar.work) + ((batch * N) + n0 + c) * static_cast<int64_t>(arb);
-    tile(wt, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
+    tile(wt, pn, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
       return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
     });
   }
@@ -144,13 +208,21 @@ void matmul_q(const KernelArgs& ar, int ith, int nth) {
   if (wt && ar.work) matmul_fast(ar, *wt, ith, nth);
 }
 
-uint64_t matmul_work(const zen_tensor&, const zen_tensor* const* src, int) {
+uint64_t matmul_work(const zen_tensor&, const zen_tensor* const* src, int nth) {
   const mm::WeightType* wt = fast_type(*src[0]);
-  return wt ? act_bytes(*wt, *src[0], *src[1]) : 0;
+  if (!wt) return 0;
+  const uint64_t panels = src[1]->ne[1] >= kGemmMinColumns ? panel_bytes_per_thread(*src[0]) : 0;
+  return act_bytes(*wt, *src[0], *src[1]) + static_cast<uint64_t>(nth) * panels;
 }
 
 // ---- matmul_id -----------------------------------------------------------------------------
-// Scratch: activation rows, then counts[E], then the (u, t) pairs grouped by expert.
+// Scratch: activation rows, then counts[E], then the (u, t) pairs grouped by expert, then
+// the threads' panels.
+uint64_t id_lists_bytes(int64_t E, int64_t slots) {
+  return align_up(static_cast<uint64_t>(E + 1) * sizeof(int64_t) +
+                  static_cast<uint64_t>(slots) * 2 * sizeof(int32_t));
+}
+
 void matmul_id(const KernelArgs& ar, int ith, int nth) {
   const zen_tensor &dst = *ar.dst, &a = *ar.src[0], &b = *ar.src[1], &ids = *ar.src[2];
   const mm::WeightType* wtp = fast_type(a);
@@ -160,6 +232,8 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
   const size_t arb = mm::act_row_bytes(wt.act, K);
   int64_t* counts = reinterpret_cast<int64_t*>(static_cast<char*>(ar.work) + act_bytes(wt, a, b));
   int32_t* pairs = reinterpret_cast<int32_t*>(counts + E + 1);
+
+  Panels pn(a, U * T, reinterpret_cast<char*>(counts) + id_lists_bytes(E, U * T), ith);
 
   convert_activations(ar, wt, ith, nth);
   if (ith == 0) {  // group the (u, t) slots by expert (counting sort); bad ids get zeros
@@ -193,7 +267,8 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
   sync_threads(ar);
 
   // Items: per expert, tiles of its rows x its tokens; each expert's weights stream once.
-  const Tiling t0 = tiling(M, 1, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  Tiling t0 = tiling(M, 1, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
+  if (pn.type) t0.mb = (t0.mb + mm::kPanelRows - 1) / mm::kPanelRows * mm::kPanelRows;
   int64_t total = 0;
   for (int64_t e = 0; e < E; ++e) {
     const int64_t c = counts[e + 1] - counts[e];
@@ -223,19 +298,20 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
           act[j] = static_cast<const char*>(ar.work) +
                    (tt * U1 + (U1 == 1 ? 0 : u)) * static_cast<int64_t>(arb);
         }
-        tile(wt, K, w, static_cast<size_t>(a.nb[1]), m0, m1, act, n, [&](int64_t m, int64_t j) {
+        tile(wt, pn, K, w, static_cast<size_t>(a.nb[1]), m0, m1, act, n, [&](int64_t m, int64_t j) {
           return reinterpret_cast<float*>(at(ar.d, dst, m, p[2 * j], p[2 * j + 1], 0));
         });
       }
   }
 }
 
-uint64_t matmul_id_work(const zen_tensor&, const zen_tensor* const* src, int) {
+uint64_t matmul_id_work(const zen_tensor&, const zen_tensor* const* src, int nth) {
   const mm::WeightType* wt = fast_type(*src[0]);
   if (!wt) return 0;
-  const uint64_t E = static_cast<uint64_t>(src[0]->ne[2]);
-  const uint64_t slots = static_cast<uint64_t>(src[2]->ne[0] * src[2]->ne[1]);
-  return act_bytes(*wt, *src[0], *src[1]) + (E + 1) * sizeof(int64_t) + slots * 2 * sizeof(int32_t);
+  const int64_t slots = src[2]->ne[0] * src[2]->ne[1];
+  const uint64_t panels = slots >= kGemmMinColumns ? panel_bytes_per_thread(*src[0]) : 0;
+  return act_bytes(*wt, *src[0], *src[1]) + id_lists_bytes(src[0]->ne[2], slots) +
+         static_cast<uint64_t>(nth) * panels;
 }
 
 #define ZEN_MM(T) \

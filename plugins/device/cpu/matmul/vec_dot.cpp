@@ -18,6 +18,7 @@
 
 #include "../fp16.h"
 #include "../vec.h"
+#include "k_scales.h"
 #include "quant/codec.h"  // the non-linear grids kvalues_iq4nl, kvalues_mxfp4
 
 namespace ZEN_CPU_NS::mm {
@@ -120,17 +121,6 @@ inline int q5_high(uint32_t qh, int j) { return static_cast<int>((qh >> j) & 1u)
     s += h2f(x[i].d) * y[i].d * static_cast<float>(sumi);
   }
   return s;
-}
-
-// 6-bit scale and min j (0..7) of Q4_K/Q5_K's packed 12 bytes.
-inline void scale_min_k4(int j, const uint8_t* q, int& sc, int& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-  }
 }
 
 // All 8 scales (out[0..7]) and 8 mins (out[8..15]) of Q4_K/Q5_K at once, in 32-bit words:
@@ -911,54 +901,88 @@ const WeightType* weight_type(uint32_t type) {
   }
 }
 
-void quantize_act(Act act, const char* x, int64_t xs, int64_t k, void* out) {
+namespace {
+
+// Rounds n (a multiple of 32) floats at x (stride xs bytes) to int8 with step amax / 127
+// (q = nearest(x * 127 / amax), ties to even, as nearbyint in the default rounding mode) and
+// returns the step. The AVX2 body gives the same bytes as the scalar one.
+float quantize_block(const char* x, int64_t xs, int n, int8_t* q) {
+#if defined(ZEN_MM_AVX2)
+  if (xs == sizeof(float)) {
+    const float* f = reinterpret_cast<const float*>(x);
+    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 vmax = _mm256_setzero_ps();
+    for (int j = 0; j < n; j += 8)
+      vmax = _mm256_max_ps(vmax, _mm256_and_ps(_mm256_loadu_ps(f + j), abs_mask));
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    const float amax = _mm_cvtss_f32(m);
+    const __m256 id = _mm256_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
+    const __m256i hi = _mm256_set1_epi32(127), lo = _mm256_set1_epi32(-127);
+    // packs interleaves 128-bit lanes; this puts the 4-byte groups back in order
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int j = 0; j < n; j += 32) {
+      __m256i v[4];
+      for (int t = 0; t < 4; ++t) {
+        const __m256i r = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(f + j + 8 * t), id));
+        v[t] = _mm256_max_epi32(_mm256_min_epi32(r, hi), lo);
+      }
+      const __m256i b =
+          _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + j), _mm256_permutevar8x32_epi32(b, order));
+    }
+    return amax / 127.0f;
+  }
+#endif
   auto ld = [&](int64_t i) {
     float v;
     std::memcpy(&v, x + i * xs, sizeof v);
     return v;
   };
+  float amax = 0.0f;
+  for (int j = 0; j < n; ++j) amax = std::fmax(amax, std::fabs(ld(j)));
+  const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+  for (int j = 0; j < n; ++j) {
+    const int v = static_cast<int>(std::nearbyint(ld(j) * id));
+    q[j] = static_cast<int8_t>(v < -127 ? -127 : v > 127 ? 127 : v);
+  }
+  return amax / 127.0f;
+}
+
+int sum16(const int8_t* q) {
+  int s = 0;
+  for (int j = 0; j < 16; ++j) s += q[j];
+  return s;
+}
+
+}  // namespace
+
+void quantize_act(Act act, const char* x, int64_t xs, int64_t k, void* out) {
   switch (act) {
     case Act::F32: {
       float* o = static_cast<float*>(out);
-      if (xs == sizeof(float))
+      if (xs == sizeof(float)) {
         std::memcpy(o, x, static_cast<size_t>(k) * sizeof(float));
-      else
-        for (int64_t i = 0; i < k; ++i) o[i] = ld(i);
+      } else {
+        for (int64_t i = 0; i < k; ++i) std::memcpy(o + i, x + i * xs, sizeof(float));
+      }
       return;
     }
     case Act::Q8: {  // d = amax / 127, q = round(x / d): |x - d q| <= d / 2
       act_q8* o = static_cast<act_q8*>(out);
       for (int64_t b = 0; b < k / 32; ++b) {
-        float amax = 0.0f;
-        for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(ld(32 * b + j)));
-        const float d = amax / 127.0f, id = amax > 0.0f ? 127.0f / amax : 0.0f;
-        int sum = 0;
-        for (int j = 0; j < 32; ++j) {
-          const int q = static_cast<int>(std::nearbyint(ld(32 * b + j) * id));
-          o[b].qs[j] = static_cast<int8_t>(q < -127 ? -127 : q > 127 ? 127 : q);
-          sum += o[b].qs[j];
-        }
-        o[b].d = d;
-        o[b].s = d * static_cast<float>(sum);
+        o[b].d = quantize_block(x + 32 * b * xs, xs, 32, o[b].qs);
+        o[b].s = o[b].d * static_cast<float>(sum16(o[b].qs) + sum16(o[b].qs + 16));
       }
       return;
     }
     case Act::Q8K: {
       act_q8k* o = static_cast<act_q8k*>(out);
       for (int64_t b = 0; b < k / QK_K; ++b) {
-        float amax = 0.0f;
-        for (int j = 0; j < QK_K; ++j) amax = std::fmax(amax, std::fabs(ld(QK_K * b + j)));
-        const float d = amax / 127.0f, id = amax > 0.0f ? 127.0f / amax : 0.0f;
-        for (int j = 0; j < QK_K; ++j) {
-          const int q = static_cast<int>(std::nearbyint(ld(QK_K * b + j) * id));
-          o[b].qs[j] = static_cast<int8_t>(q < -127 ? -127 : q > 127 ? 127 : q);
-        }
-        for (int g = 0; g < QK_K / 16; ++g) {
-          int s = 0;
-          for (int j = 0; j < 16; ++j) s += o[b].qs[16 * g + j];
-          o[b].bsums[g] = static_cast<int16_t>(s);
-        }
-        o[b].d = d;
+        o[b].d = quantize_block(x + QK_K * b * xs, xs, QK_K, o[b].qs);
+        for (int g = 0; g < QK_K / 16; ++g)
+          o[b].bsums[g] = static_cast<int16_t>(sum16(o[b].qs + 16 * g));
       }
       return;
     }

@@ -1,0 +1,37 @@
+// Prefill GEMM microkernels: 8 weight rows x up to 4 activation columns per call.
+//
+// The dot products of vec_dot.h keep one output per accumulator, so every 32-element block
+// of every (row, column) pair pays its own int32 reduction, conversion and scaling. Here the
+// weights of 8 rows are first repacked ("packed") into a panel whose 32-byte vectors hold 4
+// consecutive quants of each of the 8 rows, one row per 32-bit lane; one broadcast 4-byte
+// group of an activation row then feeds all 8 rows with a single maddubs, the int16 partial
+// sums of several groups add up before widening (the unsigned quants are small enough not to
+// saturate), and the conversion and scaling happen once per block for 8 outputs at once.
+// The panel is built once per row tile and reused by every column of the tile.
+//
+// The activation formats are vec_dot.h's (act_q8 for the 32-element formats, Q8_K for the
+// K-quants); the integer block sums are exact, as in the dot products.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ZEN_CPU_NS::mm {
+
+inline constexpr int kPanelRows = 8;  // weight rows per panel
+inline constexpr int kGemmCols = 4;   // activation columns per kernel call, at most
+
+struct GemmType {
+  // Bytes of one panel of k elements per row.
+  size_t (*panel_bytes)(int64_t k);
+  // Packs rows w[0 .. rows) (rows <= 8, wrow bytes apart; k elements each) into one panel;
+  // the missing rows are zeros.
+  void (*pack)(int64_t k, const char* w, size_t wrow, int rows, void* panel);
+  // out[8 c + r] = (row r of the panel) . (activation row a[c]) for c < n (1..4), r < 8.
+  void (*kernel)(int64_t k, const void* panel, const void* const* a, int n, float* out);
+};
+
+// The packed GEMM of a weight type in this variant, or nullptr (the dot products serve it).
+const GemmType* gemm_type(uint32_t type);
+
+}  // namespace ZEN_CPU_NS::mm

@@ -1,0 +1,189 @@
+// AVX2 kernels of the packed GEMM (gemm.h), and the table of the types that have one. Each
+// call computes 8 rows x NC columns (NC <= 4) over the whole of k: per 4-element group, one
+// weight vector (8 rows x 4 quants) is loaded once and meets each column's broadcast group in
+// one maddubs. Unsigned quants below 16 (32, 64) allow 8 (4, 2) groups to add up in int16
+// before madd widens them: 2 * 15 * 127 * 8 = 30480 <= 32767, likewise 2 * 31 * 127 * 4 and
+// 2 * 63 * 127 * 2. Q8_0's signed quants go through the sign trick and widen every group.
+// Registers: NC float accumulators, NC int16 and NC int32 partial sums, the weight vector and
+// a constant: at most 14 of the 16.
+#include "gemm.h"
+
+#include <cstring>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+#include "gemm_pack.h"
+#include "quant/blocks.h"
+#include "vec_dot.h"
+#endif
+
+namespace ZEN_CPU_NS::mm {
+
+#if defined(__AVX2__) && defined(__FMA__)
+namespace {
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+// 4 bytes at p in every 32-bit lane.
+inline __m256i broadcast4(const void* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm256_set1_epi32(v);
+}
+
+// 32-element formats. G: groups summed in int16 before widening (8 for quants < 16, 4 for
+// < 32); SIGNED: Q8_0 (int8 quants, no offset; G unused).
+template <int NC, int G, bool SIGNED>
+void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
+  const Panel32* p = static_cast<const Panel32*>(panel);
+  const act_q8* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    __m256i s32[NC];
+    for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
+    if constexpr (SIGNED) {
+      for (int g = 0; g < 8; ++g) {
+        const __m256i w = load256(p->q[g]), aw = _mm256_sign_epi8(w, w);
+        for (int c = 0; c < NC; ++c) {
+          const __m256i yv = _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * g), w);
+          s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(_mm256_maddubs_epi16(aw, yv), ones));
+        }
+      }
+    } else {
+      for (int g0 = 0; g0 < 8; g0 += G) {
+        __m256i s16[NC];
+        for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+        for (int g = g0; g < g0 + G; ++g) {
+          const __m256i w = load256(p->q[g]);
+          for (int c = 0; c < NC; ++c)
+            s16[c] =
+                _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(y[c][b].qs + 4 * g)));
+        }
+        for (int c = 0; c < NC; ++c)
+          s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
+      }
+    }
+    const __m256 d = _mm256_loadu_ps(p->d);
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
+      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
+      if constexpr (!SIGNED)
+        acc[c] = _mm256_fmadd_ps(_mm256_loadu_ps(p->o), _mm256_set1_ps(y[c][b].s), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// K-quants. G: groups summed in int16 before madd by the 16-group's scales (4 for quants
+// < 32, 2 for Q6_K's < 64). The int32 sums over a super-block stay below 2^31:
+// 63 * 127 * 128 * 256 < 2^28.
+template <int NC, int G>
+void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelK* p = static_cast<const PanelK*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    __m256i si[NC], sm[NC];
+    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {
+      const __m256i sc = load256(p->sc[h]);
+      for (int g0 = 4 * h; g0 < 4 * h + 4; g0 += G) {
+        __m256i s16[NC];
+        for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+        for (int g = g0; g < g0 + G; ++g) {
+          const __m256i w = load256(p->q[g]);
+          for (int c = 0; c < NC; ++c)
+            s16[c] =
+                _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(y[c][b].qs + 4 * g)));
+        }
+        for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
+      }
+    }
+    for (int i = 0; i < 8; ++i) {
+      const __m256i bc = load256(p->bc[i]);
+      for (int c = 0; c < NC; ++c)
+        sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
+                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// n (1..4) columns through the kernel instantiated for exactly n.
+template <template <int> class K>
+void dispatch(int64_t k, const void* panel, const void* const* a, int n, float* out) {
+  switch (n) {
+    case 1:
+      return K<1>::run(k, panel, a, out);
+    case 2:
+      return K<2>::run(k, panel, a, out);
+    case 3:
+      return K<3>::run(k, panel, a, out);
+    default:
+      return K<4>::run(k, panel, a, out);
+  }
+}
+template <int G, bool SIGNED>
+struct K32 {
+  template <int NC>
+  struct At {
+    static void run(int64_t k, const void* p, const void* const* a, float* o) {
+      kernel32<NC, G, SIGNED>(k, p, a, o);
+    }
+  };
+};
+template <int G>
+struct KK {
+  template <int NC>
+  struct At {
+    static void run(int64_t k, const void* p, const void* const* a, float* o) {
+      kernelK<NC, G>(k, p, a, o);
+    }
+  };
+};
+
+constexpr GemmType kQ4_0{panel32_bytes, pack_q4_0, dispatch<K32<8, false>::At>};
+constexpr GemmType kQ5_0{panel32_bytes, pack_q5_0, dispatch<K32<4, false>::At>};
+constexpr GemmType kQ8_0{panel32_bytes, pack_q8_0, dispatch<K32<8, true>::At>};
+constexpr GemmType kQ4_K{panelK_bytes, pack_q4_K, dispatch<KK<4>::At>};
+constexpr GemmType kQ5_K{panelK_bytes, pack_q5_K, dispatch<KK<4>::At>};
+constexpr GemmType kQ6_K{panelK_bytes, pack_q6_K, dispatch<KK<2>::At>};
+
+}  // namespace
+
+const GemmType* gemm_type(uint32_t type) {
+  switch (type) {
+    case ZEN_TYPE_Q4_0:
+      return &kQ4_0;
+    case ZEN_TYPE_Q5_0:
+      return &kQ5_0;
+    case ZEN_TYPE_Q8_0:
+      return &kQ8_0;
+    case ZEN_TYPE_Q4_K:
+      return &kQ4_K;
+    case ZEN_TYPE_Q5_K:
+      return &kQ5_K;
+    case ZEN_TYPE_Q6_K:
+      return &kQ6_K;
+    default:
+      return nullptr;
+  }
+}
+
+#else
+
+const GemmType* gemm_type(uint32_t) { return nullptr; }
+
+#endif
+
+}  // namespace ZEN_CPU_NS::mm

@@ -1,0 +1,151 @@
+// Packers of the GEMM panels (gemm_pack.h): each decodes a row's blocks into plain quants and
+// scales, then scatters them into the panel's row lane. A panel is reused by every column of
+// a row tile (up to the whole batch), so this plain code costs a few percent of the GEMM.
+#include "gemm_pack.h"
+
+#include <cstring>
+
+#include "../fp16.h"
+#include "k_scales.h"
+#include "quant/blocks.h"
+
+namespace ZEN_CPU_NS::mm {
+namespace {
+
+using namespace zen::quant;
+
+// Decoded 32-element block: quants (unsigned, or int8 for Q8_0), scale and offset factor.
+struct Block32 {
+  uint8_t q[32];
+  float d, o;
+};
+
+template <class Block, class Decode>
+void pack32(int64_t k, const char* w, size_t wrow, int rows, void* panel, Decode decode) {
+  Panel32* p = static_cast<Panel32*>(panel);
+  const int64_t nb = k / 32;
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(Panel32));
+  Block32 v;
+  for (int r = 0; r < rows; ++r) {
+    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      decode(x[b], v);
+      for (int g = 0; g < 8; ++g) std::memcpy(p[b].q[g][r], v.q + 4 * g, 4);
+      p[b].d[r] = v.d;
+      p[b].o[r] = v.o;
+    }
+  }
+}
+
+// Decoded 256-element super-block: quants, 16-group scales, bsum coefficients, factors.
+struct BlockK {
+  uint8_t q[256];
+  int16_t sc[16], bc[16];
+  float d, db;
+};
+
+template <class Block, class Decode>
+void packK(int64_t k, const char* w, size_t wrow, int rows, void* panel, Decode decode) {
+  PanelK* p = static_cast<PanelK*>(panel);
+  const int64_t nb = k / QK_K;
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelK));
+  BlockK v;
+  for (int r = 0; r < rows; ++r) {
+    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      decode(x[b], v);
+      for (int g = 0; g < 64; ++g) std::memcpy(p[b].q[g][r], v.q + 4 * g, 4);
+      for (int h = 0; h < 16; ++h) p[b].sc[h][r][0] = p[b].sc[h][r][1] = v.sc[h];
+      for (int i = 0; i < 8; ++i) {
+        p[b].bc[i][r][0] = v.bc[2 * i];
+        p[b].bc[i][r][1] = v.bc[2 * i + 1];
+      }
+      p[b].d[r] = v.d;
+      p[b].db[r] = v.db;
+    }
+  }
+}
+
+// Q4_K and Q5_K: 64 elements per 32 bytes, low nibbles = sub-block 2j, high = 2j + 1.
+template <bool Q5, class Block>
+void decode_q45_K(const Block& x, BlockK& v) {
+  for (int j = 0; j < 8; ++j) {
+    int sc, m;
+    scale_min_k4(j, x.scales, sc, m);
+    v.sc[2 * j] = v.sc[2 * j + 1] = static_cast<int16_t>(sc);
+    v.bc[2 * j] = v.bc[2 * j + 1] = static_cast<int16_t>(m);
+  }
+  for (int j = 0; j < 4; ++j)
+    for (int l = 0; l < 32; ++l) {
+      int lo = x.qs[32 * j + l] & 0xF, hi = x.qs[32 * j + l] >> 4;
+      if constexpr (Q5) {
+        lo |= ((x.qh[l] >> (2 * j)) & 1) << 4;
+        hi |= ((x.qh[l] >> (2 * j + 1)) & 1) << 4;
+      }
+      v.q[64 * j + l] = static_cast<uint8_t>(lo);
+      v.q[64 * j + 32 + l] = static_cast<uint8_t>(hi);
+    }
+  v.d = f16_to_f32(x.d);
+  v.db = -f16_to_f32(x.dmin);
+}
+
+}  // namespace
+
+void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack32<block_q4_0>(k, w, wrow, rows, panel, [](const block_q4_0& x, Block32& v) {
+    for (int j = 0; j < 16; ++j) {
+      v.q[j] = x.qs[j] & 0xF;
+      v.q[j + 16] = x.qs[j] >> 4;
+    }
+    v.d = f16_to_f32(x.d);
+    v.o = -8.0f * v.d;
+  });
+}
+
+void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack32<block_q5_0>(k, w, wrow, rows, panel, [](const block_q5_0& x, Block32& v) {
+    uint32_t qh;
+    std::memcpy(&qh, x.qh, 4);
+    for (int j = 0; j < 16; ++j) {
+      v.q[j] = static_cast<uint8_t>((x.qs[j] & 0xF) | (((qh >> j) & 1) << 4));
+      v.q[j + 16] = static_cast<uint8_t>((x.qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+    }
+    v.d = f16_to_f32(x.d);
+    v.o = -16.0f * v.d;
+  });
+}
+
+void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack32<block_q8_0>(k, w, wrow, rows, panel, [](const block_q8_0& x, Block32& v) {
+    std::memcpy(v.q, x.qs, 32);
+    v.d = f16_to_f32(x.d);
+    v.o = 0.0f;
+  });
+}
+
+void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  packK<block_q4_K>(k, w, wrow, rows, panel, decode_q45_K<false, block_q4_K>);
+}
+
+void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  packK<block_q5_K>(k, w, wrow, rows, panel, decode_q45_K<true, block_q5_K>);
+}
+
+// Q6_K: per 128 elements, four runs of 32: low 4 bits from ql's nibbles, high 2 from qh.
+void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  packK<block_q6_K>(k, w, wrow, rows, panel, [](const block_q6_K& x, BlockK& v) {
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 4; ++r)
+        for (int l = 0; l < 32; ++l) {
+          const uint8_t b = x.ql[64 * h + l + 32 * (r % 2)];
+          const int lo = r < 2 ? b & 0xF : b >> 4;
+          v.q[128 * h + 32 * r + l] =
+              static_cast<uint8_t>(lo | (((x.qh[32 * h + l] >> (2 * r)) & 3) << 4));
+        }
+    for (int g = 0; g < 16; ++g) v.sc[g] = v.bc[g] = x.scales[g];
+    v.d = f16_to_f32(x.d);
+    v.db = -32.0f * v.d;
+  });
+}
+
+}  // namespace ZEN_CPU_NS::mm
