@@ -527,17 +527,42 @@ float load_elem(uint32_t t, const char* p) {
 
 int64_t pad16(int64_t n) { return (n + 15) / 16 * 16; }
 
+// n elements of a float-type K or V row (element stride nb0 bytes) as F32 in out: one
+// conversion serves every query row and head of a work item.
+void widen_row(uint32_t t, const char* row, int64_t nb0, float* out, int64_t n) {
+  int64_t i = 0;
+  if (t == ZEN_TYPE_F16 && nb0 == 2) {
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(
+          out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i))));
+#elif defined(__ARM_NEON)
+    for (; i + 4 <= n; i += 4)
+      vst1q_f32(out + i, vcvt_f32_f16(vreinterpret_f16_u16(
+                             vld1_u16(reinterpret_cast<const uint16_t*>(row + 2 * i)))));
+#endif
+  } else if (t == ZEN_TYPE_F32 && nb0 == 4) {
+    std::memcpy(out, row, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  for (; i < n; ++i) out[i] = load_elem(t, row + i * nb0);
+}
+
 // Everything the work size and the kernel derive from the node: both must agree.
 //
-// Work items are (sequence, query, kv head, head chunk): the up to kMaxHeads query heads of a
-// chunk share one kv head, so each K/V row is read from memory once per chunk rather than once
-// per query head (GQA/MQA), then reused from L1.
+// Work items are (sequence, block of query rows, kv head, head chunk). An item's lanes are its
+// (query row, query head) pairs: up to kMaxHeads query heads sharing one kv head (GQA/MQA),
+// times the rows of the block (prefill; decode has one row). Each K/V row is read from memory,
+// and converted to float, once per item rather than once per lane, then reused from L1.
 struct Plan {
   int64_t D, Dv, T, Hq, S, L, Hkv;
   int64_t group;    // query heads per kv head
   int64_t chunk;    // query heads per work item (<= kMaxHeads)
   int64_t chunks;   // chunks per kv head
-  int64_t items;    // S * T * Hkv * chunks
+  int64_t rows;     // query rows per work item
+  int64_t tblocks;  // blocks of rows per sequence
+  int64_t lanes;    // rows * chunk (<= kMaxLanes)
+  int64_t items;    // S * tblocks * Hkv * chunks
   int64_t parts;    // KV parts per item (1: no split)
   int64_t scratch;  // floats of per-thread scratch
   int64_t partial;  // floats of one (query row, part) partial: m, l, acc[Dv] (padded)
@@ -549,6 +574,7 @@ struct Plan {
 };
 
 constexpr int64_t kMaxHeads = 8;
+constexpr int64_t kMaxLanes = 16;
 
 // KV parts are made only for decode-like nodes (items < kItemsPerThread * nth) with at least
 // 2 * kMinPart keys; one thread still splits the KV of 1..3 items, so the merge path runs (and
@@ -566,13 +592,16 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   p.group = p.Hq / p.Hkv;
   p.chunks = (p.group + kMaxHeads - 1) / kMaxHeads;
   p.chunk = (p.group + p.chunks - 1) / p.chunks;
-  p.items = p.S * p.T * p.Hkv * p.chunks;
+  p.rows = std::clamp<int64_t>(kMaxLanes / p.chunk, 1, std::max<int64_t>(p.T, 1));
+  p.tblocks = (p.T + p.rows - 1) / p.rows;
+  p.lanes = p.rows * p.chunk;
+  p.items = p.S * p.tblocks * p.Hkv * p.chunks;
   p.parts = 1;
   const int64_t want = kItemsPerThread * std::max(nth, 1);
   if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
   if (p.parts < 2) p.parts = 1;
-  // per head: q, acc, scores, (m, l); shared: k and v gather rows
-  p.scratch = p.chunk * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + pad16(p.Dv);
+  // per lane: q, acc, scores, (m, l); shared: k and v rows as float
+  p.scratch = p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + pad16(p.Dv);
   p.partial = pad16(p.Dv + 2);
   return p;
 }
@@ -590,7 +619,7 @@ struct Ctx {
   bool causal;
   DotFn kdot;
   AxpyFn vaxpy;
-  bool kstrided, vstrided;  // float rows whose nb[0] is not the element size: gathered first
+  bool kstrided, vstrided;  // float rows whose nb[0] is not the element size: widened first
 };
 
 // The kv range [lo, hi) query t may see.
@@ -612,71 +641,86 @@ void load_query(const Ctx& c, const Plan& p, int64_t t, int64_t h, int64_t s, fl
   for (int64_t i = 0; i < p.D; ++i) qf[i] = f * load_elem(c.q->type, row + i * nb0);
 }
 
-// One work item's state: nh query heads h0.. of kv head hk at query t of sequence s.
+// One work item's state: its lanes (query row t[i], query head h[i]) of kv head hk in
+// sequence s, each attending to keys [lo[i], hi[i]).
 struct Group {
-  int64_t t, s, hk, h0, nh;
-  float* qf;              // nh rows of pad16(D)
-  float* sc;              // nh rows of kBlockKeys scores
-  float* m;               // running max per head
-  float* l;               // running sum per head
-  float* acc[kMaxHeads];  // unnormalised output per head
-  float *kf, *vf;         // gather rows for strided K / V
+  int64_t s, hk, nl;
+  int64_t t[kMaxLanes], h[kMaxLanes], lo[kMaxLanes], hi[kMaxLanes];
+  float* qf;              // nl rows of pad16(D)
+  float* sc;              // nl rows of kBlockKeys scores
+  float* m;               // running max per lane
+  float* l;               // running sum per lane
+  float* acc[kMaxLanes];  // unnormalised output per lane
+  float *kf, *vf;         // the current K / V row as float
 };
 
-// Online softmax of the group's heads over keys [k0, k1): leaves m, l and acc per head
-// (l == 0 when the head saw no key).
-void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
+// Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
+// lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo.
+void attend(const Ctx& c, const Plan& p, Group& g) {
   const int64_t pD = pad16(p.D);
-  for (int64_t i = 0; i < g.nh; ++i) {
+  int64_t k0 = p.L, k1 = 0;
+  for (int64_t i = 0; i < g.nl; ++i) {
     std::fill(g.acc[i], g.acc[i] + p.Dv, 0.0f);
     g.m[i] = kNegInf;
     g.l[i] = 0.0f;
+    if (g.lo[i] < g.hi[i]) {
+      k0 = std::min(k0, g.lo[i]);
+      k1 = std::max(k1, g.hi[i]);
+    }
   }
   const char* kbase = at(c.kd, *c.k, 0, 0, g.hk, g.s % c.k->ne[3]);
   const char* vbase = at(c.vd, *c.v, 0, 0, g.hk, g.s % c.v->ne[3]);
   const int64_t knb1 = static_cast<int64_t>(c.k->nb[1]), vnb1 = static_cast<int64_t>(c.v->nb[1]);
-  const char* mrow[kMaxHeads] = {};
+  const int64_t knb0 = static_cast<int64_t>(c.k->nb[0]), vnb0 = static_cast<int64_t>(c.v->nb[0]);
+  const char* mrow[kMaxLanes] = {};
   int64_t mnb0 = 0;
   if (c.mask) {
-    for (int64_t i = 0; i < g.nh; ++i)
-      mrow[i] = at(c.md, *c.mask, 0, g.t, (g.h0 + i) % c.mask->ne[2], g.s % c.mask->ne[3]);
+    for (int64_t i = 0; i < g.nl; ++i)
+      mrow[i] = at(c.md, *c.mask, 0, g.t[i], g.h[i] % c.mask->ne[2], g.s % c.mask->ne[3]);
     mnb0 = static_cast<int64_t>(c.mask->nb[0]);
   }
   const bool mask_f16 = c.mask && c.mask->type == ZEN_TYPE_F16;
+  // One lane reads K and V in their own type; several share one float copy of each row.
+  const bool widen_k = c.kstrided || (g.nl > 1 && !is_block_type(c.k->type));
+  const bool widen_v = c.vstrided || (g.nl > 1 && !is_block_type(c.v->type));
   for (int64_t j0 = k0; j0 < k1; j0 += kBlockKeys) {
     const int64_t n = std::min(kBlockKeys, k1 - j0);
     for (int64_t jj = 0; jj < n; ++jj) {
       const int64_t j = j0 + jj;
-      // A key the mask hides from every head is never read: a paged cache's mask hides most
-      // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
-      float mv[kMaxHeads];
-      bool seen = !c.mask;
-      if (c.mask)
-        for (int64_t i = 0; i < g.nh; ++i) {
+      // A key hidden from every lane (outside its range or masked) is never read: a paged
+      // cache's mask hides most cells (other sequences' blocks), so the cost follows the
+      // visible keys, not the cache.
+      float mv[kMaxLanes];
+      bool seen = false;
+      for (int64_t i = 0; i < g.nl; ++i) {
+        mv[i] = j >= g.lo[i] && j < g.hi[i] ? 0.0f : kNegInf;
+        if (c.mask && mv[i] == 0.0f)
           mv[i] = mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
-          seen = seen || mv[i] > kNegInf;
-        }
+        seen = seen || mv[i] > kNegInf;
+      }
       if (!seen) {
-        for (int64_t i = 0; i < g.nh; ++i) g.sc[i * kBlockKeys + jj] = kNegInf;
+        for (int64_t i = 0; i < g.nl; ++i) g.sc[i * kBlockKeys + jj] = kNegInf;
         continue;
       }
       const char* kr = kbase + j * knb1;
       DotFn dot = c.kdot;
-      if (c.kstrided) {
-        const int64_t nb0 = static_cast<int64_t>(c.k->nb[0]);
-        for (int64_t i = 0; i < p.D; ++i) g.kf[i] = load_elem(c.k->type, kr + i * nb0);
+      if (widen_k) {
+        widen_row(c.k->type, kr, knb0, g.kf, p.D);
         kr = reinterpret_cast<const char*>(g.kf);
         dot = dot_f32;
       }
-      for (int64_t i = 0; i < g.nh; ++i) {
-        float x = dot(g.qf + i * pD, kr, p.D);
-        if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
-        if (c.mask) x += mv[i];
+      for (int64_t i = 0; i < g.nl; ++i) {
+        float x = kNegInf;
+        if (mv[i] > kNegInf) {
+          x = dot(g.qf + i * pD, kr, p.D);
+          if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
+          if (c.mask) x += mv[i];
+        }
         g.sc[i * kBlockKeys + jj] = x;
       }
     }
     bool any = false;
-    for (int64_t i = 0; i < g.nh; ++i) {
+    for (int64_t i = 0; i < g.nl; ++i) {
       const float* sc = g.sc + i * kBlockKeys;
       float bm = kNegInf;
       for (int64_t jj = 0; jj < n; ++jj) bm = std::max(bm, sc[jj]);
@@ -690,8 +734,8 @@ void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
       }
       any = any || bm > kNegInf;
     }
-    if (!any) continue;                   // the whole block is masked for every head
-    for (int64_t i = 0; i < g.nh; ++i) {  // scores -> weights, in place
+    if (!any) continue;                   // the whole block is hidden from every lane
+    for (int64_t i = 0; i < g.nl; ++i) {  // scores -> weights, in place
       float* sc = g.sc + i * kBlockKeys;
       if (g.m[i] > kNegInf)
         g.l[i] += exp_block(sc, g.m[i], sc, n);
@@ -701,16 +745,15 @@ void attend(const Ctx& c, const Plan& p, Group& g, int64_t k0, int64_t k1) {
     for (int64_t jj = 0; jj < n; ++jj) {
       const char* vr = vbase + (j0 + jj) * vnb1;
       AxpyFn axpy = c.vaxpy;
-      bool gathered = false;
-      for (int64_t i = 0; i < g.nh; ++i) {
+      bool widened = false;
+      for (int64_t i = 0; i < g.nl; ++i) {
         const float w = g.sc[i * kBlockKeys + jj];
         if (w == 0.0f) continue;
-        if (c.vstrided && !gathered) {
-          const int64_t nb0 = static_cast<int64_t>(c.v->nb[0]);
-          for (int64_t e = 0; e < p.Dv; ++e) g.vf[e] = load_elem(c.v->type, vr + e * nb0);
+        if (widen_v && !widened) {
+          widen_row(c.v->type, vr, vnb0, g.vf, p.Dv);
           vr = reinterpret_cast<const char*>(g.vf);
           axpy = axpy_f32;
-          gathered = true;
+          widened = true;
         }
         axpy(g.acc[i], w, vr, p.Dv);
       }
@@ -747,23 +790,31 @@ void attention(const KernelArgs& a, int ith, int nth) {
   float* scratch = static_cast<float*>(a.work) + static_cast<int64_t>(ith) * p.scratch;
   Group g{};
   g.qf = scratch;
-  float* accs = g.qf + p.chunk * pD;
-  g.sc = accs + p.chunk * pDv;
-  g.m = g.sc + p.chunk * kBlockKeys;
-  g.l = g.m + p.chunk * 8;
-  g.kf = g.m + p.chunk * 16;
+  float* accs = g.qf + p.lanes * pD;
+  g.sc = accs + p.lanes * pDv;
+  g.m = g.sc + p.lanes * kBlockKeys;
+  g.l = g.m + p.lanes * 8;
+  g.kf = g.m + p.lanes * 16;
   g.vf = g.kf + pD;
   float* partials = static_cast<float*>(a.work) + static_cast<int64_t>(nth) * p.scratch;
 
-  // Item index -> (s, t, hk, chunk), in the dst's order (heads fastest).
+  // Item index -> (s, row block, hk, chunk), in the dst's order (heads fastest); lanes are
+  // row-major, heads fastest, each with its whole visible range.
   const auto setup = [&](int64_t item) {
-    const int64_t ci = item % p.chunks, hk = (item / p.chunks) % p.Hkv;
-    g.t = (item / (p.chunks * p.Hkv)) % p.T;
-    g.s = item / (p.chunks * p.Hkv * p.T);
-    g.hk = hk;
-    g.h0 = hk * p.group + ci * p.chunk;
-    g.nh = std::min(p.chunk, p.group - ci * p.chunk);
-    for (int64_t i = 0; i < g.nh; ++i) load_query(c, p, g.t, g.h0 + i, g.s, g.qf + i * pD);
+    const int64_t ci = item % p.chunks;
+    g.hk = (item / p.chunks) % p.Hkv;
+    const int64_t t0 = (item / (p.chunks * p.Hkv)) % p.tblocks * p.rows;
+    g.s = item / (p.chunks * p.Hkv * p.tblocks);
+    const int64_t h0 = g.hk * p.group + ci * p.chunk;
+    const int64_t nh = std::min(p.chunk, p.group - ci * p.chunk);
+    const int64_t nt = std::min(p.rows, p.T - t0);
+    g.nl = nt * nh;
+    for (int64_t i = 0; i < g.nl; ++i) {
+      g.t[i] = t0 + i / nh;
+      g.h[i] = h0 + i % nh;
+      load_query(c, p, g.t[i], g.h[i], g.s, g.qf + i * pD);
+      visible(c, p.L, g.t[i], g.lo[i], g.hi[i]);
+    }
   };
   const auto out_row = [&](int64_t t, int64_t h, int64_t s) {
     return reinterpret_cast<float*>(at(a.d, dst, 0, h, t, s));
@@ -771,15 +822,14 @@ void attention(const KernelArgs& a, int ith, int nth) {
   const auto qrow = [&](int64_t t, int64_t h, int64_t s) { return (s * p.T + t) * p.Hq + h; };
 
   if (p.parts == 1) {
-    for (int64_t i = 0; i < p.chunk; ++i) g.acc[i] = accs + i * pDv;
-    const Range ir = share(p.items, ith, nth);
-    for (int64_t item = ir.begin; item < ir.end; ++item) {
+    for (int64_t i = 0; i < p.lanes; ++i) g.acc[i] = accs + i * pDv;
+    // Threads take every nth item: under a causal mask late rows see more keys, so
+    // contiguous shares would give the last thread most of the work.
+    for (int64_t item = ith; item < p.items; item += nth) {
       setup(item);
-      int64_t lo, hi;
-      visible(c, p.L, g.t, lo, hi);
-      attend(c, p, g, lo, hi);
-      for (int64_t i = 0; i < g.nh; ++i) {
-        float* o = out_row(g.t, g.h0 + i, g.s);
+      attend(c, p, g);
+      for (int64_t i = 0; i < g.nl; ++i) {
+        float* o = out_row(g.t[i], g.h[i], g.s);
         const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
         for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
       }
@@ -787,24 +837,23 @@ void attention(const KernelArgs& a, int ith, int nth) {
     return;
   }
 
-  // Split KV: each (item, part) leaves (m, l, acc) of each of its query rows in that row's
+  // Split KV: each (item, part) leaves (m, l, acc) of each of its lanes in that query row's
   // partial slot for the part; then the parts of each row are merged:
   // M = max m_p, out = sum e^(m_p - M) acc_p / sum e^(m_p - M) l_p.
   const Range ir = share(p.items * p.parts, ith, nth);
   for (int64_t w = ir.begin; w < ir.end; ++w) {
     const int64_t item = w / p.parts, part = w % p.parts;
     setup(item);
-    int64_t lo, hi;
-    visible(c, p.L, g.t, lo, hi);
-    const int64_t len = (hi - lo + p.parts - 1) / p.parts;
-    const int64_t k0 = std::min(hi, lo + part * len), k1 = std::min(hi, k0 + len);
-    float* slot[kMaxHeads];
-    for (int64_t i = 0; i < g.nh; ++i) {
-      slot[i] = partials + (qrow(g.t, g.h0 + i, g.s) * p.parts + part) * p.partial;
+    float* slot[kMaxLanes];
+    for (int64_t i = 0; i < g.nl; ++i) {
+      const int64_t len = (g.hi[i] - g.lo[i] + p.parts - 1) / p.parts;
+      g.lo[i] = std::min(g.hi[i], g.lo[i] + part * len);
+      g.hi[i] = std::min(g.hi[i], g.lo[i] + len);
+      slot[i] = partials + (qrow(g.t[i], g.h[i], g.s) * p.parts + part) * p.partial;
       g.acc[i] = slot[i] + 2;
     }
-    attend(c, p, g, k0, k1);
-    for (int64_t i = 0; i < g.nh; ++i) {
+    attend(c, p, g);
+    for (int64_t i = 0; i < g.nl; ++i) {
       slot[i][0] = g.m[i];
       slot[i][1] = g.l[i];
     }
