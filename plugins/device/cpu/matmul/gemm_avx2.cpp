@@ -31,6 +31,19 @@ inline __m256i broadcast4(const void* p) {
   return _mm256_set1_epi32(v);
 }
 
+// s16[c] = sum over groups g0 .. g0 + n - 1 of maddubs(weight group g of the panel, column c's
+// group g broadcast): int16 lanes; n is small enough not to saturate (see above).
+template <int NC>
+inline void group_sums(const uint8_t (*q)[kPanelRows][4], const int8_t* const* yq, int g0, int n,
+                       __m256i* s16) {
+  for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+  for (int g = g0; g < g0 + n; ++g) {
+    const __m256i w = load256(q[g]);
+    for (int c = 0; c < NC; ++c)
+      s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(yq[c] + 4 * g)));
+  }
+}
+
 // 32-element formats. G: groups summed in int16 before widening (8 for quants < 16, 4 for
 // < 32); SIGNED: Q8_0 (int8 quants, no offset; G unused).
 template <int NC, int G, bool SIGNED>
@@ -53,15 +66,11 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
         }
       }
     } else {
+      const int8_t* yq[NC];
+      for (int c = 0; c < NC; ++c) yq[c] = y[c][b].qs;
       for (int g0 = 0; g0 < 8; g0 += G) {
         __m256i s16[NC];
-        for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
-        for (int g = g0; g < g0 + G; ++g) {
-          const __m256i w = load256(p->q[g]);
-          for (int c = 0; c < NC; ++c)
-            s16[c] =
-                _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(y[c][b].qs + 4 * g)));
-        }
+        group_sums<NC>(p->q, yq, g0, G, s16);
         for (int c = 0; c < NC; ++c)
           s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
       }
@@ -90,17 +99,13 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
     __m256i si[NC], sm[NC];
     for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
+    const int8_t* yq[NC];
+    for (int c = 0; c < NC; ++c) yq[c] = y[c][b].qs;
     for (int h = 0; h < 16; ++h) {
       const __m256i sc = load256(p->sc[h]);
       for (int g0 = 4 * h; g0 < 4 * h + 4; g0 += G) {
         __m256i s16[NC];
-        for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
-        for (int g = g0; g < g0 + G; ++g) {
-          const __m256i w = load256(p->q[g]);
-          for (int c = 0; c < NC; ++c)
-            s16[c] =
-                _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(y[c][b].qs + 4 * g)));
-        }
+        group_sums<NC>(p->q, yq, g0, G, s16);
         for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
       }
     }
