@@ -5,6 +5,10 @@
 
 #include <cstring>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "../fp16.h"
 #include "k_scales.h"
 #include "quant/blocks.h"
@@ -36,6 +40,49 @@ void pack32(int64_t k, const char* w, size_t wrow, int rows, void* panel, Decode
     }
   }
 }
+
+#if defined(__AVX2__)
+// in[r] holds 4-byte groups 0..7 of row r; out[g] gets group g of rows 0..7 (the panel's
+// vector g): an 8 x 8 transpose of 32-bit lanes.
+inline void transpose8x8(const __m256i* in, __m256i* out) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi32(in[2 * i], in[2 * i + 1]);      // groups 0,1 | 4,5
+    t[2 * i + 1] = _mm256_unpackhi_epi32(in[2 * i], in[2 * i + 1]);  // groups 2,3 | 6,7
+  }
+  for (int h = 0; h < 2; ++h)  // rows 0..3, then 4..7
+    for (int i = 0; i < 2; ++i) {
+      u[4 * h + 2 * i] = _mm256_unpacklo_epi64(t[4 * h + i], t[4 * h + i + 2]);
+      u[4 * h + 2 * i + 1] = _mm256_unpackhi_epi64(t[4 * h + i], t[4 * h + i + 2]);
+    }
+  // u[j] (j < 4) holds group j | j + 4 of rows 0..3, u[j + 4] the same of rows 4..7
+  for (int j = 0; j < 4; ++j) {
+    out[j] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x20);
+    out[j + 4] = _mm256_permute2x128_si256(u[j], u[j + 4], 0x31);
+  }
+}
+
+// A whole panel of 8 rows: each row's block as one vector of its 32 quants (quants(x)), then
+// transposed in registers; five times faster than scattering 4-byte groups, which matters for
+// short prompts, where packing is a large share of the GEMM.
+template <class Block, class Quants>
+void pack32_rows8(int64_t k, const char* w, size_t wrow, void* panel, float offset, Quants quants) {
+  Panel32* p = static_cast<Panel32*>(panel);
+  const Block* x[kPanelRows];
+  for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
+  for (int64_t b = 0; b < k / 32; ++b) {
+    __m256i rowq[kPanelRows], groups[8];
+    for (int r = 0; r < kPanelRows; ++r) {
+      rowq[r] = quants(x[r][b]);
+      p[b].d[r] = f16_to_f32(x[r][b].d);
+      p[b].o[r] = offset * p[b].d[r];
+    }
+    transpose8x8(rowq, groups);
+    for (int g = 0; g < 8; ++g)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[g]), groups[g]);
+  }
+}
+#endif
 
 // Decoded 256-element super-block: quants, 16-group scales, bsum coefficients, factors.
 struct BlockK {
@@ -92,6 +139,13 @@ void decode_q45_K(const Block& x, BlockK& v) {
 }  // namespace
 
 void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+#if defined(__AVX2__)
+  if (rows == kPanelRows)
+    return pack32_rows8<block_q4_0>(k, w, wrow, panel, -8.0f, [](const block_q4_0& x) {
+      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.qs));
+      return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0F));
+    });
+#endif
   pack32<block_q4_0>(k, w, wrow, rows, panel, [](const block_q4_0& x, Block32& v) {
     for (int j = 0; j < 16; ++j) {
       v.q[j] = x.qs[j] & 0xF;
@@ -103,6 +157,23 @@ void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 }
 
 void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+#if defined(__AVX2__)
+  if (rows == kPanelRows)
+    return pack32_rows8<block_q5_0>(k, w, wrow, panel, -16.0f, [](const block_q5_0& x) {
+      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.qs));
+      const __m256i lo =
+          _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0F));
+      // bit j of qh -> byte j: byte j of the vector takes qh's byte j / 8, tests bit j % 8
+      uint32_t qh;
+      std::memcpy(&qh, x.qh, 4);
+      const __m256i spread = _mm256_shuffle_epi8(
+          _mm256_set1_epi32(static_cast<int32_t>(qh)),
+          _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+      const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201));
+      const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+      return _mm256_or_si256(lo, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+    });
+#endif
   pack32<block_q5_0>(k, w, wrow, rows, panel, [](const block_q5_0& x, Block32& v) {
     uint32_t qh;
     std::memcpy(&qh, x.qh, 4);
@@ -116,6 +187,12 @@ void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 }
 
 void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+#if defined(__AVX2__)
+  if (rows == kPanelRows)
+    return pack32_rows8<block_q8_0>(k, w, wrow, panel, 0.0f, [](const block_q8_0& x) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
+    });
+#endif
   pack32<block_q8_0>(k, w, wrow, rows, panel, [](const block_q8_0& x, Block32& v) {
     std::memcpy(v.q, x.qs, 32);
     v.d = f16_to_f32(x.d);
