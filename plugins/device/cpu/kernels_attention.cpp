@@ -485,6 +485,37 @@ void scale_row(float* acc, float f, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] *= f;
 }
 
+// acc[0..dv) += w[j] * rows[j][0..dv) for j < n (rows stride floats apart), zero weights
+// skipped, keys in order: the same FMAs, in the same order per element, as one axpy per key,
+// but each 32-float chunk of acc stays in registers over the n keys.
+void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stride, int64_t n,
+                     int64_t dv) {
+  int64_t e = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  for (; e + 32 <= dv; e += 32) {
+    __m256 a0 = _mm256_loadu_ps(acc + e), a1 = _mm256_loadu_ps(acc + e + 8);
+    __m256 a2 = _mm256_loadu_ps(acc + e + 16), a3 = _mm256_loadu_ps(acc + e + 24);
+    for (int64_t j = 0; j < n; ++j) {
+      if (w[j] == 0.0f) continue;
+      const __m256 vw = _mm256_set1_ps(w[j]);
+      const float* r = rows + j * stride + e;
+      a0 = _mm256_fmadd_ps(vw, _mm256_loadu_ps(r), a0);
+      a1 = _mm256_fmadd_ps(vw, _mm256_loadu_ps(r + 8), a1);
+      a2 = _mm256_fmadd_ps(vw, _mm256_loadu_ps(r + 16), a2);
+      a3 = _mm256_fmadd_ps(vw, _mm256_loadu_ps(r + 24), a3);
+    }
+    _mm256_storeu_ps(acc + e, a0);
+    _mm256_storeu_ps(acc + e + 8, a1);
+    _mm256_storeu_ps(acc + e + 16, a2);
+    _mm256_storeu_ps(acc + e + 24, a3);
+  }
+#endif
+  if (e == dv) return;
+  for (int64_t j = 0; j < n; ++j)
+    if (w[j] != 0.0f)
+      axpy_f32(acc + e, w[j], reinterpret_cast<const char*>(rows + j * stride + e), dv - e);
+}
+
 bool is_block_type(uint32_t t) { return t == ZEN_TYPE_Q8_0; }
 int64_t elem_size(uint32_t t) { return t == ZEN_TYPE_F32 ? 4 : 2; }
 
@@ -575,6 +606,7 @@ struct Plan {
 
 constexpr int64_t kMaxHeads = 8;
 constexpr int64_t kMaxLanes = 16;
+constexpr int64_t kVRows = 16;  // V rows widened together (16 x Dv floats stay in L1)
 
 // KV parts are made only for decode-like nodes (items < kItemsPerThread * nth) with at least
 // 2 * kMinPart keys; one thread still splits the KV of 1..3 items, so the merge path runs (and
@@ -600,8 +632,9 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   const int64_t want = kItemsPerThread * std::max(nth, 1);
   if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
   if (p.parts < 2) p.parts = 1;
-  // per lane: q, acc, scores, (m, l); shared: k and v rows as float
-  p.scratch = p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + pad16(p.Dv);
+  // per lane: q, acc, scores, (m, l); shared: a K row and kVRows V rows as float
+  p.scratch =
+      p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + kVRows * pad16(p.Dv);
   p.partial = pad16(p.Dv + 2);
   return p;
 }
@@ -651,7 +684,7 @@ struct Group {
   float* m;               // running max per lane
   float* l;               // running sum per lane
   float* acc[kMaxLanes];  // unnormalised output per lane
-  float *kf, *vf;         // the current K / V row as float
+  float *kf, *vf;         // the current K row, and up to kVRows V rows, as float
 };
 
 // Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
@@ -742,21 +775,25 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
       else
         std::fill(sc, sc + n, 0.0f);
     }
-    for (int64_t jj = 0; jj < n; ++jj) {
-      const char* vr = vbase + (j0 + jj) * vnb1;
-      AxpyFn axpy = c.vaxpy;
-      bool widened = false;
-      for (int64_t i = 0; i < g.nl; ++i) {
-        const float w = g.sc[i * kBlockKeys + jj];
-        if (w == 0.0f) continue;
-        if (widen_v && !widened) {
-          widen_row(c.v->type, vr, vnb0, g.vf, p.Dv);
-          vr = reinterpret_cast<const char*>(g.vf);
-          axpy = axpy_f32;
-          widened = true;
+    if (!widen_v) {
+      for (int64_t jj = 0; jj < n; ++jj)
+        for (int64_t i = 0; i < g.nl; ++i) {
+          const float w = g.sc[i * kBlockKeys + jj];
+          if (w != 0.0f) c.vaxpy(g.acc[i], w, vbase + (j0 + jj) * vnb1, p.Dv);
         }
-        axpy(g.acc[i], w, vr, p.Dv);
+      continue;
+    }
+    const int64_t pDv = pad16(p.Dv);
+    for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // widen up to kVRows V rows, then each lane
+      const int64_t rn = std::min(kVRows, n - r0);
+      for (int64_t jj = r0; jj < r0 + rn; ++jj) {
+        bool used = false;  // a row no lane weighs is neither read nor widened
+        for (int64_t i = 0; i < g.nl && !used; ++i) used = g.sc[i * kBlockKeys + jj] != 0.0f;
+        if (used)
+          widen_row(c.v->type, vbase + (j0 + jj) * vnb1, vnb0, g.vf + (jj - r0) * pDv, p.Dv);
       }
+      for (int64_t i = 0; i < g.nl; ++i)
+        accumulate_rows(g.acc[i], g.sc + i * kBlockKeys + r0, g.vf, pDv, rn, p.Dv);
     }
   }
 }
