@@ -516,6 +516,51 @@ void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stri
       axpy_f32(acc + e, w[j], reinterpret_cast<const char*>(rows + j * stride + e), dv - e);
 }
 
+// out[i * os + j] = dot_f32(q row i, k row j) for i < nq, j < nk (rows qs / ks floats apart).
+// With AVX2 and d a multiple of 8, blocks of 2 x 2 share each load; each output keeps
+// dot_f32's two accumulators and order, so the results are dot_f32's bit for bit.
+void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t ks, int64_t nk,
+                int64_t d, float* out, int64_t os) {
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+  for (; d % 8 == 0 && i + 2 <= nq; i += 2) {
+    const float *q0 = q + i * qs, *q1 = q0 + qs;
+    int64_t j = 0;
+    for (; j + 2 <= nk; j += 2) {
+      const float *k0 = k + j * ks, *k1 = k0 + ks;
+      __m256 a[4][2];  // (q0 k0, q0 k1, q1 k0, q1 k1) x (even, odd 8-groups of 16)
+      for (auto& ai : a) ai[0] = ai[1] = _mm256_setzero_ps();
+      const auto step = [&](int64_t e, int h) {
+        const __m256 x0 = _mm256_loadu_ps(q0 + e), x1 = _mm256_loadu_ps(q1 + e);
+        const __m256 y0 = _mm256_loadu_ps(k0 + e), y1 = _mm256_loadu_ps(k1 + e);
+        a[0][h] = _mm256_fmadd_ps(x0, y0, a[0][h]);
+        a[1][h] = _mm256_fmadd_ps(x0, y1, a[1][h]);
+        a[2][h] = _mm256_fmadd_ps(x1, y0, a[2][h]);
+        a[3][h] = _mm256_fmadd_ps(x1, y1, a[3][h]);
+      };
+      int64_t e = 0;
+      for (; e + 16 <= d; e += 16) {
+        step(e, 0);
+        step(e + 8, 1);
+      }
+      if (e < d) step(e, 0);
+      out[i * os + j] = hsum(_mm256_add_ps(a[0][0], a[0][1]));
+      out[i * os + j + 1] = hsum(_mm256_add_ps(a[1][0], a[1][1]));
+      out[(i + 1) * os + j] = hsum(_mm256_add_ps(a[2][0], a[2][1]));
+      out[(i + 1) * os + j + 1] = hsum(_mm256_add_ps(a[3][0], a[3][1]));
+    }
+    for (; j < nk; ++j) {
+      const char* kj = reinterpret_cast<const char*>(k + j * ks);
+      out[i * os + j] = dot_f32(q0, kj, d);
+      out[(i + 1) * os + j] = dot_f32(q1, kj, d);
+    }
+  }
+#endif
+  for (; i < nq; ++i)
+    for (int64_t j = 0; j < nk; ++j)
+      out[i * os + j] = dot_f32(q + i * qs, reinterpret_cast<const char*>(k + j * ks), d);
+}
+
 bool is_block_type(uint32_t t) { return t == ZEN_TYPE_Q8_0; }
 int64_t elem_size(uint32_t t) { return t == ZEN_TYPE_F32 ? 4 : 2; }
 
@@ -608,6 +653,9 @@ constexpr int64_t kMaxHeads = 8;
 constexpr int64_t kMaxLanes = 16;
 constexpr int64_t kVRows = 16;  // V rows widened together (16 x Dv floats stay in L1)
 
+// Floats of one widened K or V row in the shared buffer.
+int64_t row_floats(const Plan& p) { return std::max(pad16(p.D), pad16(p.Dv)); }
+
 // KV parts are made only for decode-like nodes (items < kItemsPerThread * nth) with at least
 // 2 * kMinPart keys; one thread still splits the KV of 1..3 items, so the merge path runs (and
 // is tested) whatever the thread count.
@@ -632,9 +680,8 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   const int64_t want = kItemsPerThread * std::max(nth, 1);
   if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
   if (p.parts < 2) p.parts = 1;
-  // per lane: q, acc, scores, (m, l); shared: a K row and kVRows V rows as float
-  p.scratch =
-      p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + pad16(p.D) + kVRows * pad16(p.Dv);
+  // per lane: q, acc, scores, (m, l); shared: kVRows K or V rows as float
+  p.scratch = p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + kVRows * row_floats(p);
   p.partial = pad16(p.Dv + 2);
   return p;
 }
@@ -684,13 +731,13 @@ struct Group {
   float* m;               // running max per lane
   float* l;               // running sum per lane
   float* acc[kMaxLanes];  // unnormalised output per lane
-  float *kf, *vf;         // the current K row, and up to kVRows V rows, as float
+  float* rows;            // up to kVRows K or V rows as float (prow apart)
 };
 
 // Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
 // lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo.
 void attend(const Ctx& c, const Plan& p, Group& g) {
-  const int64_t pD = pad16(p.D);
+  const int64_t pD = pad16(p.D), prow = row_floats(p);
   int64_t k0 = p.L, k1 = 0;
   for (int64_t i = 0; i < g.nl; ++i) {
     std::fill(g.acc[i], g.acc[i] + p.Dv, 0.0f);
@@ -718,39 +765,46 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
   const bool widen_v = c.vstrided || (g.nl > 1 && !is_block_type(c.v->type));
   for (int64_t j0 = k0; j0 < k1; j0 += kBlockKeys) {
     const int64_t n = std::min(kBlockKeys, k1 - j0);
+    // Visibility and mask value of each (lane, key) first, in the scores. A key hidden from
+    // every lane (outside its range or masked) is never read: a paged cache's mask hides most
+    // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
+    bool seen[kBlockKeys];
     for (int64_t jj = 0; jj < n; ++jj) {
       const int64_t j = j0 + jj;
-      // A key hidden from every lane (outside its range or masked) is never read: a paged
-      // cache's mask hides most cells (other sequences' blocks), so the cost follows the
-      // visible keys, not the cache.
-      float mv[kMaxLanes];
-      bool seen = false;
+      seen[jj] = false;
       for (int64_t i = 0; i < g.nl; ++i) {
-        mv[i] = j >= g.lo[i] && j < g.hi[i] ? 0.0f : kNegInf;
-        if (c.mask && mv[i] == 0.0f)
-          mv[i] = mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
-        seen = seen || mv[i] > kNegInf;
+        float mv = j >= g.lo[i] && j < g.hi[i] ? 0.0f : kNegInf;
+        if (c.mask && mv == 0.0f)
+          mv = mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
+        g.sc[i * kBlockKeys + jj] = mv;
+        seen[jj] = seen[jj] || mv > kNegInf;
       }
-      if (!seen) {
-        for (int64_t i = 0; i < g.nl; ++i) g.sc[i * kBlockKeys + jj] = kNegInf;
-        continue;
+    }
+    for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // dot products of up to kVRows keys
+      const int64_t rn = std::min(kVRows, n - r0);
+      float dots[kMaxLanes * kVRows];
+      if (widen_k) {  // the keys widened once, scored by every lane in register tiles
+        for (int64_t jj = r0; jj < r0 + rn; ++jj)
+          if (seen[jj])
+            widen_row(c.k->type, kbase + (j0 + jj) * knb1, knb0, g.rows + (jj - r0) * prow, p.D);
+          else
+            std::fill(g.rows + (jj - r0) * prow, g.rows + (jj - r0) * prow + p.D, 0.0f);
+        score_tile(g.qf, pD, g.nl, g.rows, prow, rn, p.D, dots, kVRows);
+      } else {
+        for (int64_t jj = r0; jj < r0 + rn; ++jj)
+          for (int64_t i = 0; i < g.nl; ++i)
+            if (g.sc[i * kBlockKeys + jj] > kNegInf)
+              dots[i * kVRows + jj - r0] = c.kdot(g.qf + i * pD, kbase + (j0 + jj) * knb1, p.D);
       }
-      const char* kr = kbase + j * knb1;
-      DotFn dot = c.kdot;
-      if (widen_k) {
-        widen_row(c.k->type, kr, knb0, g.kf, p.D);
-        kr = reinterpret_cast<const char*>(g.kf);
-        dot = dot_f32;
-      }
-      for (int64_t i = 0; i < g.nl; ++i) {
-        float x = kNegInf;
-        if (mv[i] > kNegInf) {
-          x = dot(g.qf + i * pD, kr, p.D);
+      for (int64_t i = 0; i < g.nl; ++i)
+        for (int64_t jj = r0; jj < r0 + rn; ++jj) {
+          float& sc = g.sc[i * kBlockKeys + jj];
+          if (!(sc > kNegInf)) continue;
+          float x = dots[i * kVRows + jj - r0];
           if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
-          if (c.mask) x += mv[i];
+          if (c.mask) x += sc;
+          sc = x;
         }
-        g.sc[i * kBlockKeys + jj] = x;
-      }
     }
     bool any = false;
     for (int64_t i = 0; i < g.nl; ++i) {
@@ -783,17 +837,16 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
         }
       continue;
     }
-    const int64_t pDv = pad16(p.Dv);
     for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // widen up to kVRows V rows, then each lane
       const int64_t rn = std::min(kVRows, n - r0);
       for (int64_t jj = r0; jj < r0 + rn; ++jj) {
         bool used = false;  // a row no lane weighs is neither read nor widened
         for (int64_t i = 0; i < g.nl && !used; ++i) used = g.sc[i * kBlockKeys + jj] != 0.0f;
         if (used)
-          widen_row(c.v->type, vbase + (j0 + jj) * vnb1, vnb0, g.vf + (jj - r0) * pDv, p.Dv);
+          widen_row(c.v->type, vbase + (j0 + jj) * vnb1, vnb0, g.rows + (jj - r0) * prow, p.Dv);
       }
       for (int64_t i = 0; i < g.nl; ++i)
-        accumulate_rows(g.acc[i], g.sc + i * kBlockKeys + r0, g.vf, pDv, rn, p.Dv);
+        accumulate_rows(g.acc[i], g.sc + i * kBlockKeys + r0, g.rows, prow, rn, p.Dv);
     }
   }
 }
@@ -831,8 +884,7 @@ void attention(const KernelArgs& a, int ith, int nth) {
   g.sc = accs + p.lanes * pDv;
   g.m = g.sc + p.lanes * kBlockKeys;
   g.l = g.m + p.lanes * 8;
-  g.kf = g.m + p.lanes * 16;
-  g.vf = g.kf + pD;
+  g.rows = g.m + p.lanes * 16;
   float* partials = static_cast<float*>(a.work) + static_cast<int64_t>(nth) * p.scratch;
 
   // Item index -> (s, row block, hk, chunk), in the dst's order (heads fastest); lanes are
