@@ -688,6 +688,14 @@ float dot_q3_K_avx2(int64_t k, const void* w, const void* a) {
 // Q6_K x NC activation rows: per 128 elements, four runs of 32 quants (0..63) built from ql
 // nibbles and qh bit pairs, unpacked once for all NC columns; the offset 32 is folded through
 // the activations' bsums.
+// A shuffle that fills the low 128-bit lane with int16 number 2r of its lane and the high
+// lane with number 2r + 1: the scales of the two 16-element halves of Q6_K's 32-element run r.
+inline __m256i scale_pick(int r) {
+  const int lo = 4 * r | (4 * r + 1) << 8, hi = (4 * r + 2) | (4 * r + 3) << 8;
+  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(hi)),
+                          _mm_set1_epi16(static_cast<int16_t>(lo)));
+}
+
 template <int NC>
 void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   const block_q6_K* x = static_cast<const block_q6_K*>(w);
@@ -722,10 +730,10 @@ void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
       q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                              _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
-      const int8_t* sc = x[i].scales + 8 * h;
+      // scales 8h .. 8h + 7 in both 128-bit lanes; run r takes 2r (low lane), 2r + 1 (high)
+      const __m256i sch = _mm256_permute2x128_si256(sc16, sc16, h == 0 ? 0x00 : 0x11);
       for (int r = 0; r < 4; ++r) {
-        const __m256i scv =
-            _mm256_set_m128i(_mm_set1_epi16(sc[2 * r + 1]), _mm_set1_epi16(sc[2 * r]));
+        const __m256i scv = _mm256_shuffle_epi8(sch, scale_pick(r));
         for (int c = 0; c < NC; ++c) {
           const int8_t* yq = (static_cast<const act_q8k*>(a[c]) + i)->qs + 128 * h + 32 * r;
           const __m256i p = _mm256_maddubs_epi16(q[r], load256(yq));
