@@ -91,50 +91,148 @@ struct BlockK {
   float d, db;
 };
 
-template <class Block, class Decode>
-void packK(int64_t k, const char* w, size_t wrow, int rows, void* panel, Decode decode) {
+// Row r's scales and factors of one super-block into the panel.
+void put_scales(PanelK& p, int r, const BlockK& v) {
+  for (int h = 0; h < 16; ++h) p.sc[h][r][0] = p.sc[h][r][1] = v.sc[h];
+  for (int i = 0; i < 8; ++i) {
+    p.bc[i][r][0] = v.bc[2 * i];
+    p.bc[i][r][1] = v.bc[2 * i + 1];
+  }
+  p.d[r] = v.d;
+  p.db[r] = v.db;
+}
+
+// D: the format's decoder: scales(x, v) fills v's scales and factors, quants(x, v) its 256
+// quants, and (AVX2) vquants(x, q) the same as 8 vectors of 32.
+template <class D, class Block>
+void packK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   PanelK* p = static_cast<PanelK*>(panel);
   const int64_t nb = k / QK_K;
+#if defined(__AVX2__)
+  if (rows == kPanelRows) {  // whole panels: each sub-block of 32 transposed in registers
+    const Block* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
+    BlockK v;
+    for (int64_t b = 0; b < nb; ++b) {
+      __m256i q[8][kPanelRows];  // sub-block s of row r
+      for (int r = 0; r < kPanelRows; ++r) {
+        D::scales(x[r][b], v);
+        put_scales(p[b], r, v);
+        __m256i rq[8];
+        D::vquants(x[r][b], rq);
+        for (int sb = 0; sb < 8; ++sb) q[sb][r] = rq[sb];
+      }
+      for (int sb = 0; sb < 8; ++sb) {
+        __m256i groups[8];
+        transpose8x8(q[sb], groups);
+        for (int g = 0; g < 8; ++g)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[8 * sb + g]), groups[g]);
+      }
+    }
+    return;
+  }
+#endif
   std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelK));
   BlockK v;
   for (int r = 0; r < rows; ++r) {
     const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
     for (int64_t b = 0; b < nb; ++b) {
-      decode(x[b], v);
+      D::scales(x[b], v);
+      D::quants(x[b], v);
       for (int g = 0; g < 64; ++g) std::memcpy(p[b].q[g][r], v.q + 4 * g, 4);
-      for (int h = 0; h < 16; ++h) p[b].sc[h][r][0] = p[b].sc[h][r][1] = v.sc[h];
-      for (int i = 0; i < 8; ++i) {
-        p[b].bc[i][r][0] = v.bc[2 * i];
-        p[b].bc[i][r][1] = v.bc[2 * i + 1];
-      }
-      p[b].d[r] = v.d;
-      p[b].db[r] = v.db;
+      put_scales(p[b], r, v);
     }
   }
 }
 
-// Q4_K and Q5_K: 64 elements per 32 bytes, low nibbles = sub-block 2j, high = 2j + 1.
+// Q4_K and Q5_K: 64 elements per 32 bytes, low nibbles = sub-block 2j, high = 2j + 1 (Q5_K:
+// bits 2j and 2j + 1 of qh's byte l as bit 4 of element l).
 template <bool Q5, class Block>
-void decode_q45_K(const Block& x, BlockK& v) {
-  for (int j = 0; j < 8; ++j) {
-    int sc, m;
-    scale_min_k4(j, x.scales, sc, m);
-    v.sc[2 * j] = v.sc[2 * j + 1] = static_cast<int16_t>(sc);
-    v.bc[2 * j] = v.bc[2 * j + 1] = static_cast<int16_t>(m);
-  }
-  for (int j = 0; j < 4; ++j)
-    for (int l = 0; l < 32; ++l) {
-      int lo = x.qs[32 * j + l] & 0xF, hi = x.qs[32 * j + l] >> 4;
-      if constexpr (Q5) {
-        lo |= ((x.qh[l] >> (2 * j)) & 1) << 4;
-        hi |= ((x.qh[l] >> (2 * j + 1)) & 1) << 4;
-      }
-      v.q[64 * j + l] = static_cast<uint8_t>(lo);
-      v.q[64 * j + 32 + l] = static_cast<uint8_t>(hi);
+struct DecodeQ45K {
+  static void scales(const Block& x, BlockK& v) {
+    for (int j = 0; j < 8; ++j) {
+      int sc, m;
+      scale_min_k4(j, x.scales, sc, m);
+      v.sc[2 * j] = v.sc[2 * j + 1] = static_cast<int16_t>(sc);
+      v.bc[2 * j] = v.bc[2 * j + 1] = static_cast<int16_t>(m);
     }
-  v.d = f16_to_f32(x.d);
-  v.db = -f16_to_f32(x.dmin);
-}
+    v.d = f16_to_f32(x.d);
+    v.db = -f16_to_f32(x.dmin);
+  }
+  static void quants(const Block& x, BlockK& v) {
+    for (int j = 0; j < 4; ++j)
+      for (int l = 0; l < 32; ++l) {
+        int lo = x.qs[32 * j + l] & 0xF, hi = x.qs[32 * j + l] >> 4;
+        if constexpr (Q5) {
+          lo |= ((x.qh[l] >> (2 * j)) & 1) << 4;
+          hi |= ((x.qh[l] >> (2 * j + 1)) & 1) << 4;
+        }
+        v.q[64 * j + l] = static_cast<uint8_t>(lo);
+        v.q[64 * j + 32 + l] = static_cast<uint8_t>(hi);
+      }
+  }
+#if defined(__AVX2__)
+  static void vquants(const Block& x, __m256i* q) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    [[maybe_unused]] __m256i hb;
+    if constexpr (Q5) hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qh));
+    for (int j = 0; j < 4; ++j) {
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * j));
+      __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+      if constexpr (Q5) {
+        const __m256i b4 = _mm256_set1_epi8(0x10);
+        const __m256i ml = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
+        const __m256i mh = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
+        lo = _mm256_or_si256(lo,
+                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, ml), ml), b4));
+        hi = _mm256_or_si256(hi,
+                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, mh), mh), b4));
+      }
+      q[2 * j] = lo;
+      q[2 * j + 1] = hi;
+    }
+  }
+#endif
+};
+
+// Q6_K: per 128 elements, four runs of 32: low 4 bits from ql's nibbles, high 2 from qh.
+struct DecodeQ6K {
+  static void scales(const block_q6_K& x, BlockK& v) {
+    for (int g = 0; g < 16; ++g) v.sc[g] = v.bc[g] = x.scales[g];
+    v.d = f16_to_f32(x.d);
+    v.db = -32.0f * v.d;
+  }
+  static void quants(const block_q6_K& x, BlockK& v) {
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 4; ++r)
+        for (int l = 0; l < 32; ++l) {
+          const uint8_t b = x.ql[64 * h + l + 32 * (r % 2)];
+          const int lo = r < 2 ? b & 0xF : b >> 4;
+          v.q[128 * h + 32 * r + l] =
+              static_cast<uint8_t>(lo | (((x.qh[32 * h + l] >> (2 * r)) & 3) << 4));
+        }
+  }
+#if defined(__AVX2__)
+  static void vquants(const block_q6_K& x, __m256i* q) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
+    for (int h = 0; h < 2; ++h) {
+      const auto ld = [](const uint8_t* p) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      };
+      const __m256i l0 = ld(x.ql + 64 * h), l1 = ld(x.ql + 64 * h + 32), hb = ld(x.qh + 32 * h);
+      // 16-bit shifts: the bits that cross into a neighbouring byte are masked off
+      q[4 * h] =
+          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m2));
+      q[4 * h + 1] =
+          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m2));
+      q[4 * h + 2] =
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
+      q[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                     _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
+    }
+  }
+#endif
+};
 
 }  // namespace
 
@@ -201,28 +299,15 @@ void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 }
 
 void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<block_q4_K>(k, w, wrow, rows, panel, decode_q45_K<false, block_q4_K>);
+  packK<DecodeQ45K<false, block_q4_K>, block_q4_K>(k, w, wrow, rows, panel);
 }
 
 void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<block_q5_K>(k, w, wrow, rows, panel, decode_q45_K<true, block_q5_K>);
+  packK<DecodeQ45K<true, block_q5_K>, block_q5_K>(k, w, wrow, rows, panel);
 }
 
-// Q6_K: per 128 elements, four runs of 32: low 4 bits from ql's nibbles, high 2 from qh.
 void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<block_q6_K>(k, w, wrow, rows, panel, [](const block_q6_K& x, BlockK& v) {
-    for (int h = 0; h < 2; ++h)
-      for (int r = 0; r < 4; ++r)
-        for (int l = 0; l < 32; ++l) {
-          const uint8_t b = x.ql[64 * h + l + 32 * (r % 2)];
-          const int lo = r < 2 ? b & 0xF : b >> 4;
-          v.q[128 * h + 32 * r + l] =
-              static_cast<uint8_t>(lo | (((x.qh[32 * h + l] >> (2 * r)) & 3) << 4));
-        }
-    for (int g = 0; g < 16; ++g) v.sc[g] = v.bc[g] = x.scales[g];
-    v.d = f16_to_f32(x.d);
-    v.db = -32.0f * v.d;
-  });
+  packK<DecodeQ6K, block_q6_K>(k, w, wrow, rows, panel);
 }
 
 }  // namespace ZEN_CPU_NS::mm
