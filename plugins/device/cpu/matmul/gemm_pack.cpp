@@ -12,6 +12,7 @@
 #include "../fp16.h"
 #include "k_scales.h"
 #include "quant/blocks.h"
+#include "unpack_avx2.h"
 
 namespace ZEN_CPU_NS::mm {
 namespace {
@@ -239,10 +240,8 @@ struct DecodeQ6K {
 void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 #if defined(__AVX2__)
   if (rows == kPanelRows)
-    return pack32_rows8<block_q4_0>(k, w, wrow, panel, -8.0f, [](const block_q4_0& x) {
-      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.qs));
-      return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0F));
-    });
+    return pack32_rows8<block_q4_0>(k, w, wrow, panel, -8.0f,
+                                    [](const block_q4_0& x) { return unpack_nibbles(x.qs); });
 #endif
   pack32<block_q4_0>(k, w, wrow, rows, panel, [](const block_q4_0& x, Block32& v) {
     for (int j = 0; j < 16; ++j) {
@@ -258,18 +257,8 @@ void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 #if defined(__AVX2__)
   if (rows == kPanelRows)
     return pack32_rows8<block_q5_0>(k, w, wrow, panel, -16.0f, [](const block_q5_0& x) {
-      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.qs));
-      const __m256i lo =
-          _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0F));
-      // bit j of qh -> byte j: byte j of the vector takes qh's byte j / 8, tests bit j % 8
-      uint32_t qh;
-      std::memcpy(&qh, x.qh, 4);
-      const __m256i spread = _mm256_shuffle_epi8(
-          _mm256_set1_epi32(static_cast<int32_t>(qh)),
-          _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
-      const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201));
-      const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-      return _mm256_or_si256(lo, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+      return _mm256_or_si256(unpack_nibbles(x.qs),
+                             _mm256_and_si256(bits_to_bytes(x.qh), _mm256_set1_epi8(0x10)));
     });
 #endif
   pack32<block_q5_0>(k, w, wrow, rows, panel, [](const block_q5_0& x, Block32& v) {

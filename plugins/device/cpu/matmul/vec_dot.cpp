@@ -20,6 +20,7 @@
 #include "../vec.h"
 #include "k_scales.h"
 #include "quant/codec.h"  // the non-linear grids kvalues_iq4nl, kvalues_mxfp4
+#include "unpack_avx2.h"
 
 namespace ZEN_CPU_NS::mm {
 namespace {
@@ -333,12 +334,6 @@ inline __m256i dot_u8s8(__m256i u, __m256i s) {
 inline __m256i dot_s8s8(__m256i x, __m256i y) {
   return dot_u8s8(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x));
 }
-// 32 nibbles of 16 bytes: low nibbles (elements 0..15) then high nibbles (16..31).
-inline __m256i unpack_nibbles(const uint8_t* p) {
-  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m256i b = _mm256_set_m128i(_mm_srli_epi16(t, 4), t);
-  return _mm256_and_si256(b, _mm256_set1_epi8(0x0F));
-}
 inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 
 float dot_f32_avx2(int64_t k, const void* w, const void* a) {
@@ -589,17 +584,6 @@ float dot_q5_K_avx2(int64_t k, const void* w, const void* a) {
   return r;
 }
 
-// Byte i of the result is 0xFF where bit i of the 32-bit word at p is set, else 0.
-inline __m256i bits_to_bytes(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  // byte i takes source byte i / 8, then all bits but bit i % 8 are forced to one
-  const __m256i spread = _mm256_shuffle_epi8(
-      _mm256_set1_epi32(static_cast<int>(v)),
-      _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
-  const __m256i others = _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe);
-  return _mm256_cmpeq_epi8(_mm256_or_si256(spread, others), _mm256_set1_epi64x(-1));
-}
 // Q5_0: q - 16 = nibble | 0xF0 where the fifth bit is clear (two's complement of nibble - 16).
 float dot_q5_0_avx2(int64_t k, const void* w, const void* a) {
   const block_q5_0* x = static_cast<const block_q5_0*>(w);
