@@ -86,6 +86,11 @@ struct Panels {
   }
 };
 
+// Panel scratch of all threads for a product with `columns` activation columns.
+uint64_t panel_bytes(const zen_tensor& a, int64_t columns, int nth) {
+  return columns >= kGemmMinColumns ? static_cast<uint64_t>(nth) * panel_bytes_per_thread(a) : 0;
+}
+
 // Converts rows [share of ith] of b into the scratch, one activation row each.
 void convert_activations(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nth) {
   const zen_tensor &a = *ar.src[0], &b = *ar.src[1];
@@ -112,6 +117,15 @@ Tiling tiling(int64_t M, int64_t N, size_t wrow, size_t arow, int nth) {
       std::clamp<int64_t>(static_cast<int64_t>((256u << 10) / std::max<size_t>(arow, 1)), 4, 64);
   nb = std::min(nb, N);
   return {std::max<int64_t>(mb, 1), std::max<int64_t>(nb, 1)};
+}
+// Row tiles in whole groups of 8 where the packed panels or the 8-row dot product take rows in
+// eights: every row then goes the same way (group or tail) whatever the thread count.
+Tiling row_tiling(const mm::WeightType& wt, const Panels& pn, int64_t K, int64_t M, int64_t N,
+                  size_t arow, int nth) {
+  Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arow, nth);
+  static_assert(mm::kPanelRows == 8, "the panels and dot8 share the row groups");
+  if (pn.type || wt.dot8) t.mb = (t.mb + 7) / 8 * 8;
+  return t;
 }
 
 // The packed GEMM of tile(): panels outermost, so a panel stays in L1 while the tile's
@@ -159,8 +173,17 @@ void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t
         for (int j = 0; j < 4; ++j) *out(m, c + j) = r[j];
       }
   }
-  for (; c < n; ++c)
-    for (int64_t m = m0; m < m1; ++m) *out(m, c) = wt.dot(K, w + m * wrow, act[c]);
+  for (; c < n; ++c) {
+    int64_t m = m0;
+    if (wt.dot8) {
+      float r[8];
+      for (; m + 8 <= m1; m += 8) {
+        wt.dot8(K, w + m * wrow, wrow, act[c], r);
+        for (int i = 0; i < 8; ++i) *out(m + i, c) = r[i];
+      }
+    }
+    for (; m < m1; ++m) *out(m, c) = wt.dot(K, w + m * wrow, act[c]);
+  }
 }
 
 void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nth) {
@@ -174,8 +197,7 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
   sync_threads(ar);
 
   Panels pn(a, N, static_cast<char*>(ar.work) + act_bytes(wt, a, b), ith);
-  Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
-  if (pn.type) t.mb = (t.mb + mm::kPanelRows - 1) / mm::kPanelRows * mm::kPanelRows;
+  const Tiling t = row_tiling(wt, pn, K, M, N, arb, nth);
   const int64_t mt = (M + t.mb - 1) / t.mb, nt = (N + t.nb - 1) / t.nb;
   const Range r = share(B2 * B3 * mt * nt, ith, nth);
   const void* act[64];
@@ -211,8 +233,7 @@ void matmul_q(const KernelArgs& ar, int ith, int nth) {
 uint64_t matmul_work(const zen_tensor&, const zen_tensor* const* src, int nth) {
   const mm::WeightType* wt = fast_type(*src[0]);
   if (!wt) return 0;
-  const uint64_t panels = src[1]->ne[1] >= kGemmMinColumns ? panel_bytes_per_thread(*src[0]) : 0;
-  return act_bytes(*wt, *src[0], *src[1]) + static_cast<uint64_t>(nth) * panels;
+  return act_bytes(*wt, *src[0], *src[1]) + panel_bytes(*src[0], src[1]->ne[1], nth);
 }
 
 // ---- matmul_id -----------------------------------------------------------------------------
@@ -267,8 +288,7 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
   sync_threads(ar);
 
   // Items: per expert, tiles of its rows x its tokens; each expert's weights stream once.
-  Tiling t0 = tiling(M, 1, static_cast<size_t>(K / wt.blck) * wt.bytes, arb, nth);
-  if (pn.type) t0.mb = (t0.mb + mm::kPanelRows - 1) / mm::kPanelRows * mm::kPanelRows;
+  const Tiling t0 = row_tiling(wt, pn, K, M, 1, arb, nth);
   int64_t total = 0;
   for (int64_t e = 0; e < E; ++e) {
     const int64_t c = counts[e + 1] - counts[e];
@@ -309,9 +329,8 @@ uint64_t matmul_id_work(const zen_tensor&, const zen_tensor* const* src, int nth
   const mm::WeightType* wt = fast_type(*src[0]);
   if (!wt) return 0;
   const int64_t slots = src[2]->ne[0] * src[2]->ne[1];
-  const uint64_t panels = slots >= kGemmMinColumns ? panel_bytes_per_thread(*src[0]) : 0;
   return act_bytes(*wt, *src[0], *src[1]) + id_lists_bytes(src[0]->ne[2], slots) +
-         static_cast<uint64_t>(nth) * panels;
+         panel_bytes(*src[0], slots, nth);
 }
 
 #define ZEN_MM(T) \

@@ -484,6 +484,56 @@ void dot4_q4_0_avx2(int64_t k, const void* w, const void* const* a, float* out) 
   }
   for (int c = 0; c < 4; ++c) out[c] = hsum(_mm256_add_ps(acc[0][c], acc[1][c])) - 8.0f * off[c];
 }
+// Eight consecutive weight rows (wrow bytes apart) x one activation row: decode's GEMV. Rows r
+// and r + 4 share a vector, one per 128-bit lane, so one AND and one shift unpack two rows'
+// nibbles against the activation's halves broadcast to both lanes; three horizontal adds
+// leave the eight rows' block sums in one vector, converted, scaled and accumulated once for
+// all eight. The -8 offset is taken off in int16 (|sum| <= 7620 + 4064), so each block's
+// integer is the scalar body's sum (q - 8) y exactly.
+void dot8_q4_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+  const char* x = static_cast<const char*>(w);
+  const act_q8* y = static_cast<const act_q8*>(a);
+  const __m256i m4 = _mm256_set1_epi8(0x0F), ones8 = _mm256_set1_epi8(1);
+  const __m256i ones16 = _mm256_set1_epi16(1);
+  __m256 acc = _mm256_setzero_ps();
+  // The rows are read 8 blocks across, which the hardware prefetchers do not follow from
+  // memory: the next 8 rows (contiguous) are prefetched in step, 8 blocks' bytes per block.
+  const char* next = x + 8 * wrow;
+  for (int64_t i = 0; i < k / 32; ++i) {
+    for (int l = 0; l < 3; ++l)
+      _mm_prefetch(next + i * 8 * sizeof(block_q4_0) + 64 * l, _MM_HINT_T0);
+    const __m256i lo =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].qs)));
+    const __m256i hi = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].qs + 16)));
+    // 8 x the activation's pair sums, to take off every row's pair sums
+    const __m256i off = _mm256_slli_epi16(
+        _mm256_add_epi16(_mm256_maddubs_epi16(ones8, lo), _mm256_maddubs_epi16(ones8, hi)), 3);
+    alignas(16) uint16_t d[8];
+    __m256i s[4];
+    for (int p = 0; p < 4; ++p) {
+      const block_q4_0* r0 = reinterpret_cast<const block_q4_0*>(x + p * wrow) + i;
+      const block_q4_0* r1 = reinterpret_cast<const block_q4_0*>(x + (p + 4) * wrow) + i;
+      d[p] = r0->d;
+      d[p + 4] = r1->d;
+      const __m256i q = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(r1->qs),
+                                            reinterpret_cast<const __m128i*>(r0->qs));
+      const __m256i ql = _mm256_and_si256(q, m4);
+      const __m256i qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+      const __m256i t =
+          _mm256_add_epi16(_mm256_maddubs_epi16(ql, lo), _mm256_maddubs_epi16(qh, hi));
+      s[p] = _mm256_madd_epi16(_mm256_sub_epi16(t, off), ones16);
+    }
+    // lane 0: rows 0..3, lane 1: rows 4..7
+    const __m256i sums =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    const __m256 scale =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))),
+                      _mm256_set1_ps(y[i].d));
+    acc = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums), acc);
+  }
+  _mm256_storeu_ps(out, acc);
+}
 float dot_q4_1_avx2(int64_t k, const void* w, const void* a) {
   const block_q4_1* x = static_cast<const block_q4_1*>(w);
   const act_q8* y = static_cast<const act_q8*>(a);
@@ -497,13 +547,39 @@ float dot_q4_1_avx2(int64_t k, const void* w, const void* a) {
   return hsum(acc) + sm;
 }
 
-// A byte shuffle that fills the low 128-bit lane with int16 number lo of that lane and the
-// high lane with number hi: one instruction per sub-block scale vector, where two scalar
-// broadcasts and an insert were a third of Q6_K's instructions.
+// Byte shuffles that fill the low 128-bit lane with int16 number lo of that lane and the high
+// lane with number hi: one instruction per sub-block scale vector, where two scalar broadcasts
+// and an insert were a third of Q6_K's instructions. A table in memory, so that the shuffles
+// read their patterns as memory operands: built in registers, they were rebuilt in every block.
+struct ScalePicks {
+  alignas(32) uint8_t p[8][8][32];
+};
+constexpr ScalePicks make_scale_picks() {
+  ScalePicks t{};
+  for (int lo = 0; lo < 8; ++lo)
+    for (int hi = 0; hi < 8; ++hi)
+      for (int b = 0; b < 16; ++b) {
+        t.p[lo][hi][b] = static_cast<uint8_t>(2 * lo + b % 2);
+        t.p[lo][hi][16 + b] = static_cast<uint8_t>(2 * hi + b % 2);
+      }
+  return t;
+}
+constexpr ScalePicks kScalePicks = make_scale_picks();
 inline __m256i scale_pick(int lo, int hi) {
-  const int l = 2 * lo | (2 * lo + 1) << 8, h = 2 * hi | (2 * hi + 1) << 8;
-  return _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(h)),
-                          _mm_set1_epi16(static_cast<int16_t>(l)));
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(kScalePicks.p[lo][hi]));
+}
+
+// unpack_scales_k4 in one vector: bytes 0..7 the scales, 8..15 the mins. Reads 16 bytes from
+// q (the block's 12 scale bytes and 4 quant bytes, which are masked away).
+inline __m128i unpack_scales_k4_avx2(const uint8_t* q) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));  // u0 u1 u2 -
+  const __m128i a = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0));         // u0 u2 u1 u2
+  const __m128i b = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0));         // u0 u0 u1 u1
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
+                                    _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+  const __m128i top =
+      _mm_and_si128(_mm_srli_epi32(b, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+  return _mm_or_si128(low, top);
 }
 
 // Q4_K (Q5 = false) and Q5_K x NC activation rows: per 64 elements, 32 bytes whose low nibbles
@@ -521,13 +597,10 @@ void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
     accm[c] = _mm_setzero_ps();
   }
   for (int64_t i = 0; i < k / QK_K; ++i) {
-    uint8_t sm[16];  // 8 scales then 8 mins
-    unpack_scales_k4(x[i].scales, sm);
-    const __m128i mins =
-        _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm + 8)));
+    const __m128i sm = unpack_scales_k4_avx2(x[i].scales);  // 8 scales then 8 mins
+    const __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
     // the 8 scales as int16 in both 128-bit lanes, for scale_pick
-    const __m256i scales = _mm256_broadcastsi128_si256(
-        _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sm))));
+    const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
     const float d = h2f(x[i].d), dmin = h2f(x[i].dmin);
     __m256i sumi[NC];
     for (int c = 0; c < NC; ++c) {
@@ -820,7 +893,8 @@ float dot_q4_0_neon(int64_t k, const void* w, const void* a) {
 constexpr WeightType kF32{1, 4, Act::F32, dot_f32_avx2, nullptr};
 constexpr WeightType kF16{1, 2, Act::F32, dot_half_avx2<false>, dot4_f16_avx2};
 constexpr WeightType kBF16{1, 2, Act::F32, dot_half_avx2<true>, nullptr};
-constexpr WeightType kQ4_0{32, sizeof(block_q4_0), Act::Q8, dot_q4_0_avx2, dot4_q4_0_avx2};
+constexpr WeightType kQ4_0{
+    32, sizeof(block_q4_0), Act::Q8, dot_q4_0_avx2, dot4_q4_0_avx2, dot8_q4_0_avx2};
 constexpr WeightType kQ4_1{32, sizeof(block_q4_1), Act::Q8, dot_q4_1_avx2, nullptr};
 constexpr WeightType kQ8_0{32, sizeof(block_q8_0), Act::Q8, dot_q8_0_avx2, dot4_q8_0_avx2};
 constexpr WeightType kQ4_K{256, sizeof(block_q4_K), Act::Q8K, dot_q4_K_avx2, q45_K_avx2<4, false>};

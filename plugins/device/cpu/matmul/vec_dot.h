@@ -32,13 +32,17 @@ enum class Act { F32, Q8, Q8K };
 using DotFn = float (*)(int64_t k, const void* w, const void* a);
 // Four activation rows a[0..3] at once: one weight-block load feeds 4 columns.
 using Dot4Fn = void (*)(int64_t k, const void* w, const void* const* a, float* out);
+// Eight weight rows (w, w + wrow, ...) x one activation row: decode's matrix-vector product,
+// with the per-block scaling shared by the eight rows.
+using Dot8Fn = void (*)(int64_t k, const void* w, size_t wrow, const void* a, float* out);
 
 struct WeightType {
-  int64_t blck;  // elements per block (1 for float types)
-  size_t bytes;  // bytes per block
-  Act act;       // activation format the dot product reads
-  DotFn dot;     // one weight row x one activation row
-  Dot4Fn dot4;   // one weight row x 4 activation rows (nullptr: loop over dot)
+  int64_t blck;           // elements per block (1 for float types)
+  size_t bytes;           // bytes per block
+  Act act;                // activation format the dot product reads
+  DotFn dot;              // one weight row x one activation row
+  Dot4Fn dot4;            // one weight row x 4 activation rows (nullptr: loop over dot)
+  Dot8Fn dot8 = nullptr;  // 8 weight rows x one activation row (nullptr: loop over dot)
 };
 
 // The weight types matmul supports here, or nullptr.
