@@ -484,55 +484,77 @@ void dot4_q4_0_avx2(int64_t k, const void* w, const void* const* a, float* out) 
   }
   for (int c = 0; c < 4; ++c) out[c] = hsum(_mm256_add_ps(acc[0][c], acc[1][c])) - 8.0f * off[c];
 }
-// Eight consecutive weight rows (wrow bytes apart) x one activation row: decode's GEMV. Rows r
-// and r + 4 share a vector, one per 128-bit lane, so one AND and one shift unpack two rows'
-// nibbles against the activation's halves broadcast to both lanes; three horizontal adds
-// leave the eight rows' block sums in one vector, converted, scaled and accumulated once for
-// all eight. The -8 offset is taken off in int16 (|sum| <= 7620 + 4064), so each block's
-// integer is the scalar body's sum (q - 8) y exactly.
-void dot8_q4_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+// Eight consecutive weight rows (wrow bytes apart) x one activation row: decode's GEMV, for the
+// 32-element formats with one F16 scale d per block. row_sums(b, y) gives the 8 rows' exact
+// integer sums for one block (b[r]: row r's block) in one vector; they are converted, scaled
+// (the 8 rows' scales in one cvtph) and accumulated once for all 8 rows. Reading 8 rows a
+// block across defeats the hardware prefetchers from memory, so the next 8 rows (contiguous)
+// are prefetched in step: 8 blocks' bytes per block.
+template <class Block, class RowSums>
+void dot8_blocks(int64_t k, const void* w, size_t wrow, const void* a, float* out,
+                 RowSums row_sums) {
   const char* x = static_cast<const char*>(w);
   const act_q8* y = static_cast<const act_q8*>(a);
-  const __m256i m4 = _mm256_set1_epi8(0x0F), ones8 = _mm256_set1_epi8(1);
-  const __m256i ones16 = _mm256_set1_epi16(1);
-  __m256 acc = _mm256_setzero_ps();
-  // The rows are read 8 blocks across, which the hardware prefetchers do not follow from
-  // memory: the next 8 rows (contiguous) are prefetched in step, 8 blocks' bytes per block.
+  constexpr int kLines = (8 * sizeof(Block) + 63) / 64;  // covers each step, 64-byte lines
   const char* next = x + 8 * wrow;
+  __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < k / 32; ++i) {
-    for (int l = 0; l < 3; ++l)
-      _mm_prefetch(next + i * 8 * sizeof(block_q4_0) + 64 * l, _MM_HINT_T0);
+    for (int l = 0; l < kLines; ++l)
+      _mm_prefetch(next + i * 8 * sizeof(Block) + 64 * l, _MM_HINT_T0);
+    const Block* b[8];
+    alignas(16) uint16_t d[8];
+    for (int r = 0; r < 8; ++r) {
+      b[r] = reinterpret_cast<const Block*>(x + r * wrow) + i;
+      d[r] = b[r]->d;
+    }
+    const __m256 scale =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))),
+                      _mm256_set1_ps(y[i].d));
+    acc = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(row_sums(b, y[i])), acc);
+  }
+  _mm256_storeu_ps(out, acc);
+}
+// Q4_0: rows r and r + 4 share a vector (one per 128-bit lane), so one AND and one shift unpack
+// two rows' nibbles against the activation's halves broadcast to both lanes; three hadds leave
+// rows 0..3 in the low lane and 4..7 in the high one. The -8 offset is taken off in int16
+// (|sum| <= 7620 + 4064), so each block's integer is the scalar body's sum (q - 8) y.
+void dot8_q4_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+  dot8_blocks<block_q4_0>(k, w, wrow, a, out, [](const block_q4_0* const* b, const act_q8& y) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F), ones8 = _mm256_set1_epi8(1);
     const __m256i lo =
-        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].qs)));
-    const __m256i hi = _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[i].qs + 16)));
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.qs)));
+    const __m256i hi =
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.qs + 16)));
     // 8 x the activation's pair sums, to take off every row's pair sums
     const __m256i off = _mm256_slli_epi16(
         _mm256_add_epi16(_mm256_maddubs_epi16(ones8, lo), _mm256_maddubs_epi16(ones8, hi)), 3);
-    alignas(16) uint16_t d[8];
     __m256i s[4];
     for (int p = 0; p < 4; ++p) {
-      const block_q4_0* r0 = reinterpret_cast<const block_q4_0*>(x + p * wrow) + i;
-      const block_q4_0* r1 = reinterpret_cast<const block_q4_0*>(x + (p + 4) * wrow) + i;
-      d[p] = r0->d;
-      d[p + 4] = r1->d;
-      const __m256i q = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(r1->qs),
-                                            reinterpret_cast<const __m128i*>(r0->qs));
+      const __m256i q = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(b[p + 4]->qs),
+                                            reinterpret_cast<const __m128i*>(b[p]->qs));
       const __m256i ql = _mm256_and_si256(q, m4);
       const __m256i qh = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
       const __m256i t =
           _mm256_add_epi16(_mm256_maddubs_epi16(ql, lo), _mm256_maddubs_epi16(qh, hi));
-      s[p] = _mm256_madd_epi16(_mm256_sub_epi16(t, off), ones16);
+      s[p] = _mm256_madd_epi16(_mm256_sub_epi16(t, off), _mm256_set1_epi16(1));
     }
-    // lane 0: rows 0..3, lane 1: rows 4..7
-    const __m256i sums =
+    return _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  });
+}
+// Q8_0: one row per vector (the sign trick, as dot_s8s8); after two levels of hadds each lane
+// holds its half of rows 0..3 (and 4..7), and the lanes are added crosswise.
+void dot8_q8_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+  dot8_blocks<block_q8_0>(k, w, wrow, a, out, [](const block_q8_0* const* b, const act_q8& y) {
+    const __m256i yv = load256(y.qs);
+    __m256i s[8];
+    for (int r = 0; r < 8; ++r) s[r] = dot_s8s8(load256(b[r]->qs), yv);
+    const __m256i h0 =
         _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-    const __m256 scale =
-        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))),
-                      _mm256_set1_ps(y[i].d));
-    acc = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(sums), acc);
-  }
-  _mm256_storeu_ps(out, acc);
+    const __m256i h1 =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+    return _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                            _mm256_permute2x128_si256(h0, h1, 0x31));
+  });
 }
 float dot_q4_1_avx2(int64_t k, const void* w, const void* a) {
   const block_q4_1* x = static_cast<const block_q4_1*>(w);
@@ -896,7 +918,8 @@ constexpr WeightType kBF16{1, 2, Act::F32, dot_half_avx2<true>, nullptr};
 constexpr WeightType kQ4_0{
     32, sizeof(block_q4_0), Act::Q8, dot_q4_0_avx2, dot4_q4_0_avx2, dot8_q4_0_avx2};
 constexpr WeightType kQ4_1{32, sizeof(block_q4_1), Act::Q8, dot_q4_1_avx2, nullptr};
-constexpr WeightType kQ8_0{32, sizeof(block_q8_0), Act::Q8, dot_q8_0_avx2, dot4_q8_0_avx2};
+constexpr WeightType kQ8_0{
+    32, sizeof(block_q8_0), Act::Q8, dot_q8_0_avx2, dot4_q8_0_avx2, dot8_q8_0_avx2};
 constexpr WeightType kQ4_K{256, sizeof(block_q4_K), Act::Q8K, dot_q4_K_avx2, q45_K_avx2<4, false>};
 constexpr WeightType kQ5_K{256, sizeof(block_q5_K), Act::Q8K, dot_q5_K_avx2, q45_K_avx2<4, true>};
 constexpr WeightType kQ5_0{32, sizeof(block_q5_0), Act::Q8, dot_q5_0_avx2, nullptr};
