@@ -174,24 +174,9 @@ struct DecodeQ45K {
   }
 #if defined(__AVX2__)
   static void vquants(const Block& x, __m256i* q) {
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
-    [[maybe_unused]] __m256i hb;
+    [[maybe_unused]] __m256i hb{};
     if constexpr (Q5) hb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qh));
-    for (int j = 0; j < 4; ++j) {
-      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs + 32 * j));
-      __m256i lo = _mm256_and_si256(b, m4), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
-      if constexpr (Q5) {
-        const __m256i b4 = _mm256_set1_epi8(0x10);
-        const __m256i ml = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
-        const __m256i mh = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
-        lo = _mm256_or_si256(lo,
-                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, ml), ml), b4));
-        hi = _mm256_or_si256(hi,
-                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, mh), mh), b4));
-      }
-      q[2 * j] = lo;
-      q[2 * j + 1] = hi;
-    }
+    for (int j = 0; j < 4; ++j) unpack_q45_K<Q5>(x.qs, hb, j, q[2 * j], q[2 * j + 1]);
   }
 #endif
 };
@@ -215,22 +200,7 @@ struct DecodeQ6K {
   }
 #if defined(__AVX2__)
   static void vquants(const block_q6_K& x, __m256i* q) {
-    const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
-    for (int h = 0; h < 2; ++h) {
-      const auto ld = [](const uint8_t* p) {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-      };
-      const __m256i l0 = ld(x.ql + 64 * h), l1 = ld(x.ql + 64 * h + 32), hb = ld(x.qh + 32 * h);
-      // 16-bit shifts: the bits that cross into a neighbouring byte are masked off
-      q[4 * h] =
-          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m2));
-      q[4 * h + 1] =
-          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m2));
-      q[4 * h + 2] =
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
-      q[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                     _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
-    }
+    for (int h = 0; h < 2; ++h) unpack_q6_K(x.ql + 64 * h, x.qh + 32 * h, q + 4 * h);
   }
 #endif
 };

@@ -1,5 +1,5 @@
-// AVX2 unpacking of packed quant bits, shared by the dot products (vec_dot.cpp) and the
-// packed GEMM's panel packers (gemm_pack.cpp).
+// AVX2 unpacking of packed quant bits into one quant per byte, shared by the dot products
+// (vec_dot.cpp) and the packed GEMM's panel packers (gemm_pack.cpp).
 #pragma once
 
 #if defined(__AVX2__)
@@ -26,6 +26,41 @@ inline __m256i bits_to_bytes(const uint8_t* p) {
       _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
   const __m256i others = _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe);
   return _mm256_cmpeq_epi8(_mm256_or_si256(spread, others), _mm256_set1_epi64x(-1));
+}
+
+// Q4_K (Q5 = false) and Q5_K: quants 64 j .. 64 j + 63 of a super-block from its 32 bytes qs[32
+// j..] (low nibbles: sub-block 2 j, high: 2 j + 1); Q5_K adds bits 2 j and 2 j + 1 of each of the
+// 32 qh bytes (hb, loaded once per super-block) as bit 4.
+template <bool Q5>
+inline void unpack_q45_K(const uint8_t* qs, [[maybe_unused]] __m256i hb, int j, __m256i& lo,
+                         __m256i& hi) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * j));
+  lo = _mm256_and_si256(b, m4);
+  hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+  if constexpr (Q5) {
+    const __m256i b4 = _mm256_set1_epi8(0x10);
+    const __m256i ml = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
+    const __m256i mh = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
+    lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, ml), ml), b4));
+    hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, mh), mh), b4));
+  }
+}
+
+// Q6_K: the four runs of 32 quants (0..63) of one half of a super-block, from its 64 ql bytes
+// (low 4 bits: nibbles) and 32 qh bytes (high 2 bits: bit pair r of each byte for run r).
+inline void unpack_q6_K(const uint8_t* ql, const uint8_t* qh, __m256i* q) {
+  const auto ld = [](const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  };
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
+  const __m256i l0 = ld(ql), l1 = ld(ql + 32), hb = ld(qh);
+  // 16-bit shifts: the bits that cross into a neighbouring byte are masked off
+  q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m2));
+  q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m2));
+  q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
+  q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                         _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
 }
 
 }  // namespace ZEN_CPU_NS::mm

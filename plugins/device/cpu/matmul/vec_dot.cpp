@@ -611,7 +611,6 @@ template <int NC, bool Q5>
 void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   using Block = std::conditional_t<Q5, block_q5_K, block_q4_K>;
   const Block* x = static_cast<const Block*>(w);
-  const __m256i m4 = _mm256_set1_epi8(0x0F), b4 = _mm256_set1_epi8(0x10);
   __m256 acc[NC];
   __m128 accm[NC];
   for (int c = 0; c < NC; ++c) {
@@ -634,20 +633,11 @@ void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
       accm[c] = _mm_fmadd_ps(_mm_set1_ps(y->d * dmin), _mm_cvtepi32_ps(pm), accm[c]);
       sumi[c] = _mm256_setzero_si256();
     }
-    [[maybe_unused]] __m256i hb;
+    [[maybe_unused]] __m256i hb{};
     if constexpr (Q5) hb = load256(x[i].qh);
     for (int j = 0; j < 4; ++j) {
-      const __m256i q = load256(x[i].qs + 32 * j);
-      __m256i lo = _mm256_and_si256(q, m4);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-      if constexpr (Q5) {  // bit 2j (2j + 1) of each qh byte -> 0x10
-        const __m256i ml = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
-        const __m256i mh = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
-        lo = _mm256_or_si256(lo,
-                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, ml), ml), b4));
-        hi = _mm256_or_si256(hi,
-                             _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, mh), mh), b4));
-      }
+      __m256i lo, hi;
+      unpack_q45_K<Q5>(x[i].qs, hb, j, lo, hi);
       const __m256i s0 = _mm256_shuffle_epi8(scales, scale_pick(2 * j, 2 * j));
       const __m256i s1 = _mm256_shuffle_epi8(scales, scale_pick(2 * j + 1, 2 * j + 1));
       for (int c = 0; c < NC; ++c) {
@@ -783,7 +773,6 @@ float dot_q3_K_avx2(int64_t k, const void* w, const void* a) {
 template <int NC>
 void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   const block_q6_K* x = static_cast<const block_q6_K*>(w);
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
   __m256 acc[NC];
   float so[NC];
   for (int c = 0; c < NC; ++c) {
@@ -803,17 +792,8 @@ void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
       sumi[c] = _mm256_setzero_si256();
     }
     for (int h = 0; h < 2; ++h) {
-      const __m256i l0 = load256(x[i].ql + 64 * h), l1 = load256(x[i].ql + 64 * h + 32);
-      const __m256i hb = load256(x[i].qh + 32 * h);
       __m256i q[4];
-      q[0] =
-          _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m2));
-      q[1] =
-          _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m2));
-      q[2] =
-          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
-      q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                             _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
+      unpack_q6_K(x[i].ql + 64 * h, x[i].qh + 32 * h, q);
       // scales 8h .. 8h + 7 in both 128-bit lanes; run r takes 2r (low lane), 2r + 1 (high)
       const __m256i sch = _mm256_permute2x128_si256(sc16, sc16, h == 0 ? 0x00 : 0x11);
       for (int r = 0; r < 4; ++r) {
