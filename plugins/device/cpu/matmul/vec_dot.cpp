@@ -768,17 +768,13 @@ float dot_q3_K_avx2(int64_t k, const void* w, const void* a) {
 }
 
 // Q6_K x NC activation rows: per 128 elements, four runs of 32 quants (0..63) built from ql
-// nibbles and qh bit pairs, unpacked once for all NC columns; the offset 32 is folded through
-// the activations' bsums.
+// nibbles and qh bit pairs, unpacked once for all NC columns; the offset 32 is taken off
+// through the activations' bsums, in the block's int32 sums (|sum| < 2^26: exact).
 template <int NC>
 void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   const block_q6_K* x = static_cast<const block_q6_K*>(w);
   __m256 acc[NC];
-  float so[NC];
-  for (int c = 0; c < NC; ++c) {
-    acc[c] = _mm256_setzero_ps();
-    so[c] = 0.0f;
-  }
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t i = 0; i < k / QK_K; ++i) {
     const float dx = h2f(x[i].d);
     const __m256i sc16 =
@@ -786,10 +782,9 @@ void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
     __m256i sumi[NC];
     for (int c = 0; c < NC; ++c) {
       const act_q8k* y = static_cast<const act_q8k*>(a[c]) + i;
-      // 32 * sum_g scale_g * bsum_g, the offset's share
+      // -32 * scale_g * bsum_g, the offset's share, in 8 lanes
       const __m256i pc = _mm256_madd_epi16(sc16, load256(y->bsums));
-      so[c] += y->d * dx * static_cast<float>(32 * hsum_i32(pc));
-      sumi[c] = _mm256_setzero_si256();
+      sumi[c] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(pc, 5));
     }
     for (int h = 0; h < 2; ++h) {
       __m256i q[4];
@@ -810,7 +805,7 @@ void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
       acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
     }
   }
-  for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]) - so[c];
+  for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]);
 }
 float dot_q6_K_avx2(int64_t k, const void* w, const void* a) {
   float r;
