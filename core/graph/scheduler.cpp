@@ -233,7 +233,11 @@ void Scheduler::get_output(std::string_view name, void* dst, uint64_t bytes) con
     throw Error(ZEN_ERR_INVALID_ARG, "output '" + x.name + "' is " + describe(x) + " = " +
                                          std::to_string(need) + " bytes, got " +
                                          std::to_string(bytes));
-  int home = part_.home[graph_.storage(t)];
+  const TensorId storage = graph_.storage(t);
+  const Tensor& st = graph_.tensor(storage);
+  if (st.placement.on_host())  // a weight or state (set_rows' result): its mirror may be newer
+    return read_placed(st.placement.host, x.aliases() ? x.view_offset : 0, dst, bytes);
+  int home = part_.home[storage];
   read(home, locate(t, home), dst, bytes);
 }
 

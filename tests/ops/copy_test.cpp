@@ -134,7 +134,47 @@ TEST_P(Copy, I32Transposed) {
       }
 }
 
+// set_rows: F32 rows converted into chosen rows of a persistent state (the KV cache write),
+// in place; the rows not named keep their bytes.
+class SetRows : public OpTest {
+ protected:
+  void check(zen_type to, int64_t width) {
+    constexpr int64_t kCells = 6;
+    const std::vector<int32_t> ids{4, 0, 2};
+    const size_t es = to == ZEN_TYPE_F32 ? 4 : 2;
+    std::vector<uint8_t> cache(static_cast<size_t>(width * kCells) * es, 0xA5);
+    const std::vector<uint8_t> before = cache;
+    graph::Graph g;
+    auto state = g.state("cache.k.0", to, std::array<int64_t, 2>{width, kCells},
+                         {cache.data(), "", nullptr, 0});
+    auto rows = g.input("rows", ZEN_TYPE_F32, std::array<int64_t, 2>{width, 3});
+    auto cells = g.input("ids", ZEN_TYPE_I32, std::array<int64_t, 1>{3});
+    g.output(g.op(ZEN_OP_SET_ROWS, std::array{state, rows, cells}), "y");
+    std::vector<float> values = random_floats(static_cast<size_t>(width * 3), 77, -3.0f, 3.0f);
+    values[1] = 1e-6f;  // F16 subnormal
+    auto got =
+        run_bytes(std::move(g), {{"rows", HostData::of(values)}, {"ids", HostData::of(ids)}}, "y");
+    ASSERT_EQ(got.size(), cache.size());
+    std::vector<uint8_t> want = before;
+    const size_t row_bytes = static_cast<size_t>(width) * es;
+    for (size_t r = 0; r < ids.size(); ++r) {
+      const std::vector<float> row(values.begin() + r * width, values.begin() + (r + 1) * width);
+      const auto bytes = expected_bytes(to, row);
+      std::memcpy(want.data() + ids[r] * row_bytes, bytes.data(), row_bytes);
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < got.size(); i += es)
+      if (std::memcmp(got.data() + i, want.data() + i, es) != 0 && bad++ == 0) first = i / es;
+    EXPECT_EQ(bad, 0u) << "set_rows -> " << to << ": " << bad << " elements differ, first " << first
+                       << " (cell " << first / width << ")";
+  }
+};
+
+TEST_P(SetRows, F32ToF16Cells) { check(F16, 67); }
+TEST_P(SetRows, F32ToF32Cells) { check(F32, 19); }
+
 ZEN_OP_TEST(Copy);
+ZEN_OP_TEST(SetRows);
 
 }  // namespace
 }  // namespace zen::ops

@@ -8,6 +8,7 @@
 
 #include "kernels.h"
 #include "tensor_access.h"
+#include "vec.h"
 
 namespace ZEN_CPU_NS {
 namespace {
@@ -34,6 +35,8 @@ void cpy(const KernelArgs& a, int ith, int nth) {
         for (int64_t i0 = 0; i0 < n; ++i0)
           std::memcpy(out + i0 * static_cast<int64_t>(sizeof(S)), in + i0 * nb0, sizeof(S));
       }
+    } else if (std::is_same_v<D, f16_t> && std::is_same_v<S, float> && nb0 == sizeof(S)) {
+      vec::to_f16(reinterpret_cast<uint16_t*>(out), reinterpret_cast<const float*>(in), n);
     } else if (nb0 == sizeof(S)) {
       S tmp[64];
       D conv[64];
@@ -72,10 +75,15 @@ void set_rows(const KernelArgs& a, int ith, int nth) {
   const zen_tensor &dst = *a.dst, &rows_in = *a.src[1], &ids = *a.src[2];
   const Range r = share(rows_in.ne[1], ith, nth);
   const int64_t n = dst.ne[0];
+  const bool packed = dst.nb[0] == sizeof(D) && rows_in.nb[0] == sizeof(float);
   for (int64_t row = r.begin; row < r.end; ++row) {
     const int64_t id = checked_row_id(a.s[2], ids, RowIndex{row, 0, 0}, dst.ne[1]);
     char* out = at(a.d, dst, 0, id, 0, 0);
     const char* in = at(a.s[1], rows_in, 0, row, 0, 0);
+    if (std::is_same_v<D, f16_t> && packed) {  // the F16 KV cache's rows
+      vec::to_f16(reinterpret_cast<uint16_t*>(out), reinterpret_cast<const float*>(in), n);
+      continue;
+    }
     for (int64_t k = 0; k < n; ++k)
       store<D>(out + k * static_cast<int64_t>(dst.nb[0]),
                load<float>(in + k * static_cast<int64_t>(rows_in.nb[0])));

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fp16.h"
+
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define ZEN_VEC_AVX2 1
@@ -281,6 +283,17 @@ inline void gelu_tanh(float* y, const float* x, const float* g, int64_t n) {
 inline void gelu_erf(float* y, const float* x, const float* g, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f)) * (g ? g[i] : 1.0f);
+}
+
+// n floats to F16 bits, rounded to nearest even (f32_to_f16's rounding; F16C where built in).
+inline void to_f16(uint16_t* y, const float* x, int64_t n) {
+  int64_t i = 0;
+#if ZEN_VEC_AVX2 && defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+  for (; i < n; ++i) y[i] = f32_to_f16(x[i]);
 }
 
 }  // namespace ZEN_CPU_NS::vec
