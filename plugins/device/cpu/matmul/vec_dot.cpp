@@ -124,20 +124,6 @@ inline int q5_high(uint32_t qh, int j) { return static_cast<int>((qh >> j) & 1u)
   return s;
 }
 
-// All 8 scales (out[0..7]) and 8 mins (out[8..15]) of Q4_K/Q5_K at once, in 32-bit words:
-// the low 6 bits of bytes 0..3 / 4..7 are scales / mins 0..3; bytes 8..11 hold the low nibbles
-// of scales (low half) and mins (high half) 4..7, whose top 2 bits are bytes 0..3 / 4..7 >> 6.
-[[maybe_unused]] inline void unpack_scales_k4(const uint8_t* q, uint8_t* out) {
-  constexpr uint32_t low6 = 0x3f3f3f3fu, low4 = 0x0f0f0f0fu, low2 = 0x03030303u;
-  uint32_t u[3], o[4];
-  std::memcpy(u, q, 12);
-  o[0] = u[0] & low6;
-  o[1] = (u[2] & low4) | (((u[0] >> 6) & low2) << 4);
-  o[2] = u[1] & low6;
-  o[3] = ((u[2] >> 4) & low4) | (((u[1] >> 6) & low2) << 4);
-  std::memcpy(out, o, 16);
-}
-
 [[maybe_unused]] float dot_q2_K_scalar(int64_t k, const void* w, const void* a) {
   const block_q2_K* x = static_cast<const block_q2_K*>(w);
   const act_q8k* y = static_cast<const act_q8k*>(a);
@@ -591,8 +577,10 @@ inline __m256i scale_pick(int lo, int hi) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(kScalePicks.p[lo][hi]));
 }
 
-// unpack_scales_k4 in one vector: bytes 0..7 the scales, 8..15 the mins. Reads 16 bytes from
-// q (the block's 12 scale bytes and 4 quant bytes, which are masked away).
+// All 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of Q4_K/Q5_K in one vector, in 32-bit
+// words: the low 6 bits of bytes 0..3 / 4..7 are scales / mins 0..3; bytes 8..11 hold the low
+// nibbles of scales (low half) and mins (high half) 4..7, whose top 2 bits are bytes 0..3 /
+// 4..7 >> 6. Reads 16 bytes from q (the 12 scale bytes and 4 quant bytes, masked away).
 inline __m128i unpack_scales_k4_avx2(const uint8_t* q) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));  // u0 u1 u2 -
   const __m128i a = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0));         // u0 u2 u1 u2
