@@ -470,6 +470,23 @@ void dot4_q4_0_avx2(int64_t k, const void* w, const void* const* a, float* out) 
   }
   for (int c = 0; c < 4; ++c) out[c] = hsum(_mm256_add_ps(acc[0][c], acc[1][c])) - 8.0f * off[c];
 }
+// Eight int32 vectors' lane sums, in one vector (element r: the sum of v[r]): two levels of
+// hadds leave each 128-bit lane's half of rows 0..3 (and 4..7), added crosswise.
+inline __m256i reduce8(const __m256i* v) {
+  const __m256i h0 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+  const __m256i h1 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
+                          _mm256_permute2x128_si256(h0, h1, 0x31));
+}
+// The same for eight 4-lane vectors.
+inline __m256i reduce8(const __m128i* v) {
+  const __m128i lo = _mm_hadd_epi32(_mm_hadd_epi32(v[0], v[1]), _mm_hadd_epi32(v[2], v[3]));
+  const __m128i hi = _mm_hadd_epi32(_mm_hadd_epi32(v[4], v[5]), _mm_hadd_epi32(v[6], v[7]));
+  return _mm256_set_m128i(hi, lo);
+}
+
 // Eight consecutive weight rows (wrow bytes apart) x one activation row: decode's GEMV, for the
 // 32-element formats with one F16 scale d per block. row_sums(b, y) gives the 8 rows' exact
 // integer sums for one block (b[r]: row r's block) in one vector; they are converted, scaled
@@ -527,19 +544,13 @@ void dot8_q4_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float*
     return _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
   });
 }
-// Q8_0: one row per vector (the sign trick, as dot_s8s8); after two levels of hadds each lane
-// holds its half of rows 0..3 (and 4..7), and the lanes are added crosswise.
+// Q8_0: one row per vector (the sign trick, as dot_s8s8), the 8 rows' sums gathered by reduce8.
 void dot8_q8_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
   dot8_blocks<block_q8_0>(k, w, wrow, a, out, [](const block_q8_0* const* b, const act_q8& y) {
     const __m256i yv = load256(y.qs);
     __m256i s[8];
     for (int r = 0; r < 8; ++r) s[r] = dot_s8s8(load256(b[r]->qs), yv);
-    const __m256i h0 =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-    const __m256i h1 =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20),
-                            _mm256_permute2x128_si256(h0, h1, 0x31));
+    return reduce8(s);
   });
 }
 float dot_q4_1_avx2(int64_t k, const void* w, const void* a) {
@@ -592,9 +603,42 @@ inline __m128i unpack_scales_k4_avx2(const uint8_t* q) {
   return _mm_or_si128(low, top);
 }
 
-// Q4_K (Q5 = false) and Q5_K x NC activation rows: per 64 elements, 32 bytes whose low nibbles
-// are sub-block 2j and high nibbles 2j + 1 (Q5_K: plus bits 2j and 2j + 1 of qh as bit 4);
-// each 32-byte weight chunk is unpacked once for all NC columns.
+// The integer sums of one Q4_K (Q5 = false) or Q5_K super-block x with NC activation blocks
+// y[c]: sumi[c] (8 int32 lanes) the scaled quant products, pm[c] (4 lanes) the mins x the
+// activations' 16-group sums. Per 64 elements, 32 bytes whose low nibbles are sub-block 2j and
+// high nibbles 2j + 1 (Q5_K: plus bits 2j and 2j + 1 of qh as bit 4), unpacked once for all
+// NC columns.
+template <int NC, class Block>
+inline void q45_K_sums(const Block& x, const act_q8k* const* y, __m256i* sumi, __m128i* pm) {
+  constexpr bool Q5 = std::is_same_v<Block, block_q5_K>;
+  const __m128i sm = unpack_scales_k4_avx2(x.scales);  // 8 scales then 8 mins
+  const __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+  // the 8 scales as int16 in both 128-bit lanes, for scale_pick
+  const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+  for (int c = 0; c < NC; ++c) {
+    // mins x (sums of the activations' pairs of 16-groups), int16 lanes -> int32
+    const __m128i bs0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[c]->bsums));
+    const __m128i bs1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y[c]->bsums + 8));
+    pm[c] = _mm_madd_epi16(mins, _mm_hadd_epi16(bs0, bs1));
+    sumi[c] = _mm256_setzero_si256();
+  }
+  [[maybe_unused]] __m256i hb{};
+  if constexpr (Q5) hb = load256(x.qh);
+  for (int j = 0; j < 4; ++j) {
+    __m256i lo, hi;
+    unpack_q45_K<Q5>(x.qs, hb, j, lo, hi);
+    const __m256i s0 = _mm256_shuffle_epi8(scales, scale_pick(2 * j, 2 * j));
+    const __m256i s1 = _mm256_shuffle_epi8(scales, scale_pick(2 * j + 1, 2 * j + 1));
+    for (int c = 0; c < NC; ++c) {
+      const int8_t* yq = y[c]->qs + 64 * j;
+      const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(yq)), s0);
+      const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(yq + 32)), s1);
+      sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(pl, ph));
+    }
+  }
+}
+
+// Q4_K / Q5_K x NC activation rows.
 template <int NC, bool Q5>
 void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   using Block = std::conditional_t<Q5, block_q5_K, block_q4_K>;
@@ -606,38 +650,15 @@ void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
     accm[c] = _mm_setzero_ps();
   }
   for (int64_t i = 0; i < k / QK_K; ++i) {
-    const __m128i sm = unpack_scales_k4_avx2(x[i].scales);  // 8 scales then 8 mins
-    const __m128i mins = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
-    // the 8 scales as int16 in both 128-bit lanes, for scale_pick
-    const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
-    const float d = h2f(x[i].d), dmin = h2f(x[i].dmin);
+    const act_q8k* y[NC];
+    for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8k*>(a[c]) + i;
     __m256i sumi[NC];
+    __m128i pm[NC];
+    q45_K_sums<NC>(x[i], y, sumi, pm);
+    const float d = h2f(x[i].d), dmin = h2f(x[i].dmin);
     for (int c = 0; c < NC; ++c) {
-      const act_q8k* y = static_cast<const act_q8k*>(a[c]) + i;
-      // mins x (sums of the activations' pairs of 16-groups), int16 lanes -> int32
-      const __m128i bs0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y->bsums));
-      const __m128i bs1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y->bsums + 8));
-      const __m128i pm = _mm_madd_epi16(mins, _mm_hadd_epi16(bs0, bs1));
-      accm[c] = _mm_fmadd_ps(_mm_set1_ps(y->d * dmin), _mm_cvtepi32_ps(pm), accm[c]);
-      sumi[c] = _mm256_setzero_si256();
-    }
-    [[maybe_unused]] __m256i hb{};
-    if constexpr (Q5) hb = load256(x[i].qh);
-    for (int j = 0; j < 4; ++j) {
-      __m256i lo, hi;
-      unpack_q45_K<Q5>(x[i].qs, hb, j, lo, hi);
-      const __m256i s0 = _mm256_shuffle_epi8(scales, scale_pick(2 * j, 2 * j));
-      const __m256i s1 = _mm256_shuffle_epi8(scales, scale_pick(2 * j + 1, 2 * j + 1));
-      for (int c = 0; c < NC; ++c) {
-        const int8_t* yq = (static_cast<const act_q8k*>(a[c]) + i)->qs + 64 * j;
-        const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load256(yq)), s0);
-        const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load256(yq + 32)), s1);
-        sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(pl, ph));
-      }
-    }
-    for (int c = 0; c < NC; ++c) {
-      const float yd = (static_cast<const act_q8k*>(a[c]) + i)->d;
-      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(yd * d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
+      accm[c] = _mm_fmadd_ps(_mm_set1_ps(y[c]->d * dmin), _mm_cvtepi32_ps(pm[c]), accm[c]);
+      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(y[c]->d * d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
     }
   }
   for (int c = 0; c < NC; ++c) {
@@ -645,6 +666,41 @@ void q45_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
     m = _mm_add_ss(m, _mm_movehdup_ps(m));
     out[c] = hsum(acc[c]) - _mm_cvtss_f32(m);
   }
+}
+
+// Q4_K / Q5_K, eight rows x one activation row (decode): the rows' integer sums gathered into
+// one vector per super-block, then one convert and one scaling (the 8 rows' d and dmin in one
+// cvtph each) for all 8; the next 8 rows are prefetched in step (see dot8_blocks).
+template <bool Q5>
+void dot8_q45_K_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+  using Block = std::conditional_t<Q5, block_q5_K, block_q4_K>;
+  const char* x = static_cast<const char*>(w);
+  const act_q8k* y = static_cast<const act_q8k*>(a);
+  constexpr int kLines = (8 * sizeof(Block) + 63) / 64;
+  const char* next = x + 8 * wrow;
+  __m256 acc = _mm256_setzero_ps(), accm = _mm256_setzero_ps();
+  for (int64_t i = 0; i < k / QK_K; ++i) {
+    for (int l = 0; l < kLines; ++l)
+      _mm_prefetch(next + i * 8 * sizeof(Block) + 64 * l, _MM_HINT_T0);
+    const act_q8k* yi = y + i;
+    __m256i sumi[8];
+    __m128i pm[8];
+    alignas(16) uint16_t d[8], dmin[8];
+    for (int r = 0; r < 8; ++r) {
+      const Block& b = reinterpret_cast<const Block*>(x + r * wrow)[i];
+      q45_K_sums<1>(b, &yi, sumi + r, pm + r);
+      d[r] = b.d;
+      dmin[r] = b.dmin;
+    }
+    const __m256 yd = _mm256_set1_ps(yi->d);
+    const __m256 sd =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))), yd);
+    const __m256 sm =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(dmin))), yd);
+    acc = _mm256_fmadd_ps(sd, _mm256_cvtepi32_ps(reduce8(sumi)), acc);
+    accm = _mm256_fmadd_ps(sm, _mm256_cvtepi32_ps(reduce8(pm)), accm);
+  }
+  _mm256_storeu_ps(out, _mm256_sub_ps(acc, accm));
 }
 float dot_q4_K_avx2(int64_t k, const void* w, const void* a) {
   float r;
@@ -755,45 +811,76 @@ float dot_q3_K_avx2(int64_t k, const void* w, const void* a) {
   return hsum(acc);
 }
 
-// Q6_K x NC activation rows: per 128 elements, four runs of 32 quants (0..63) built from ql
-// nibbles and qh bit pairs, unpacked once for all NC columns; the offset 32 is taken off
-// through the activations' bsums, in the block's int32 sums (|sum| < 2^26: exact).
+// The integer sums of one Q6_K super-block x with NC activation blocks y[c] (8 int32 lanes
+// each): per 128 elements, four runs of 32 quants (0..63) built from ql nibbles and qh bit
+// pairs, unpacked once for all NC columns; the offset 32 is taken off through the
+// activations' bsums, in the int32 sums (|sum| < 2^26: exact).
+template <int NC>
+inline void q6_K_sums(const block_q6_K& x, const act_q8k* const* y, __m256i* sumi) {
+  const __m256i sc16 =
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x.scales)));
+  for (int c = 0; c < NC; ++c) {
+    // -32 * scale_g * bsum_g, the offset's share, in 8 lanes
+    const __m256i pc = _mm256_madd_epi16(sc16, load256(y[c]->bsums));
+    sumi[c] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(pc, 5));
+  }
+  for (int h = 0; h < 2; ++h) {
+    __m256i q[4];
+    unpack_q6_K(x.ql + 64 * h, x.qh + 32 * h, q);
+    // scales 8h .. 8h + 7 in both 128-bit lanes; run r takes 2r (low lane), 2r + 1 (high)
+    const __m256i sch = _mm256_permute2x128_si256(sc16, sc16, h == 0 ? 0x00 : 0x11);
+    for (int r = 0; r < 4; ++r) {
+      const __m256i scv = _mm256_shuffle_epi8(sch, scale_pick(2 * r, 2 * r + 1));
+      for (int c = 0; c < NC; ++c) {
+        const __m256i p = _mm256_maddubs_epi16(q[r], load256(y[c]->qs + 128 * h + 32 * r));
+        sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(p, scv));
+      }
+    }
+  }
+}
+
+// Q6_K x NC activation rows.
 template <int NC>
 void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   const block_q6_K* x = static_cast<const block_q6_K*>(w);
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t i = 0; i < k / QK_K; ++i) {
-    const float dx = h2f(x[i].d);
-    const __m256i sc16 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].scales)));
+    const act_q8k* y[NC];
+    for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8k*>(a[c]) + i;
     __m256i sumi[NC];
-    for (int c = 0; c < NC; ++c) {
-      const act_q8k* y = static_cast<const act_q8k*>(a[c]) + i;
-      // -32 * scale_g * bsum_g, the offset's share, in 8 lanes
-      const __m256i pc = _mm256_madd_epi16(sc16, load256(y->bsums));
-      sumi[c] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(pc, 5));
-    }
-    for (int h = 0; h < 2; ++h) {
-      __m256i q[4];
-      unpack_q6_K(x[i].ql + 64 * h, x[i].qh + 32 * h, q);
-      // scales 8h .. 8h + 7 in both 128-bit lanes; run r takes 2r (low lane), 2r + 1 (high)
-      const __m256i sch = _mm256_permute2x128_si256(sc16, sc16, h == 0 ? 0x00 : 0x11);
-      for (int r = 0; r < 4; ++r) {
-        const __m256i scv = _mm256_shuffle_epi8(sch, scale_pick(2 * r, 2 * r + 1));
-        for (int c = 0; c < NC; ++c) {
-          const int8_t* yq = (static_cast<const act_q8k*>(a[c]) + i)->qs + 128 * h + 32 * r;
-          const __m256i p = _mm256_maddubs_epi16(q[r], load256(yq));
-          sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(p, scv));
-        }
-      }
-    }
-    for (int c = 0; c < NC; ++c) {
-      const float d = (static_cast<const act_q8k*>(a[c]) + i)->d * dx;
-      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
-    }
+    q6_K_sums<NC>(x[i], y, sumi);
+    const float dx = h2f(x[i].d);
+    for (int c = 0; c < NC; ++c)
+      acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(y[c]->d * dx), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
   }
   for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]);
+}
+
+// Q6_K, eight rows x one activation row (decode), as dot8_q45_K_avx2.
+void dot8_q6_K_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
+  const char* x = static_cast<const char*>(w);
+  const act_q8k* y = static_cast<const act_q8k*>(a);
+  constexpr int kLines = (8 * sizeof(block_q6_K) + 63) / 64;
+  const char* next = x + 8 * wrow;
+  __m256 acc = _mm256_setzero_ps();
+  for (int64_t i = 0; i < k / QK_K; ++i) {
+    for (int l = 0; l < kLines; ++l)
+      _mm_prefetch(next + i * 8 * sizeof(block_q6_K) + 64 * l, _MM_HINT_T0);
+    const act_q8k* yi = y + i;
+    __m256i sumi[8];
+    alignas(16) uint16_t d[8];
+    for (int r = 0; r < 8; ++r) {
+      const block_q6_K& b = reinterpret_cast<const block_q6_K*>(x + r * wrow)[i];
+      q6_K_sums<1>(b, &yi, sumi + r);
+      d[r] = b.d;
+    }
+    const __m256 sd =
+        _mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))),
+                      _mm256_set1_ps(yi->d));
+    acc = _mm256_fmadd_ps(sd, _mm256_cvtepi32_ps(reduce8(sumi)), acc);
+  }
+  _mm256_storeu_ps(out, acc);
 }
 float dot_q6_K_avx2(int64_t k, const void* w, const void* a) {
   float r;
@@ -883,11 +970,14 @@ constexpr WeightType kQ4_0{
 constexpr WeightType kQ4_1{32, sizeof(block_q4_1), Act::Q8, dot_q4_1_avx2, nullptr};
 constexpr WeightType kQ8_0{
     32, sizeof(block_q8_0), Act::Q8, dot_q8_0_avx2, dot4_q8_0_avx2, dot8_q8_0_avx2};
-constexpr WeightType kQ4_K{256, sizeof(block_q4_K), Act::Q8K, dot_q4_K_avx2, q45_K_avx2<4, false>};
-constexpr WeightType kQ5_K{256, sizeof(block_q5_K), Act::Q8K, dot_q5_K_avx2, q45_K_avx2<4, true>};
+constexpr WeightType kQ4_K{256,           sizeof(block_q4_K),   Act::Q8K,
+                           dot_q4_K_avx2, q45_K_avx2<4, false>, dot8_q45_K_avx2<false>};
+constexpr WeightType kQ5_K{256,           sizeof(block_q5_K),  Act::Q8K,
+                           dot_q5_K_avx2, q45_K_avx2<4, true>, dot8_q45_K_avx2<true>};
 constexpr WeightType kQ5_0{32, sizeof(block_q5_0), Act::Q8, dot_q5_0_avx2, nullptr};
 constexpr WeightType kQ5_1{32, sizeof(block_q5_1), Act::Q8, dot_q5_1_avx2, nullptr};
-constexpr WeightType kQ6_K{256, sizeof(block_q6_K), Act::Q8K, dot_q6_K_avx2, q6_K_avx2<4>};
+constexpr WeightType kQ6_K{256,           sizeof(block_q6_K), Act::Q8K,
+                           dot_q6_K_avx2, q6_K_avx2<4>,       dot8_q6_K_avx2};
 constexpr WeightType kQ2_K{256, sizeof(block_q2_K), Act::Q8K, dot_q2_K_avx2, nullptr};
 constexpr WeightType kIQ4_NL{32, sizeof(block_iq4_nl), Act::Q8, dot_grid32_avx2<false>, nullptr};
 constexpr WeightType kMXFP4{32, sizeof(block_mxfp4), Act::Q8, dot_grid32_avx2<true>, nullptr};
