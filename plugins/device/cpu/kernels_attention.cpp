@@ -518,7 +518,8 @@ void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stri
 
 // out[i * os + j] = dot_f32(q row i, k row j) for i < nq, j < nk (rows qs / ks floats apart).
 // With AVX2 and d a multiple of 8, blocks of 2 x 2 share each load; each output keeps
-// dot_f32's two accumulators and order, so the results are dot_f32's bit for bit.
+// dot_f32's two accumulators and order, so the results are dot_f32's bit for bit (the AVX-512
+// build's dot_f32 sums in another order, so there every output is dot_f32 itself).
 void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t ks, int64_t nk,
                 int64_t d, float* out, int64_t os) {
   int64_t i = 0;
@@ -637,11 +638,11 @@ struct Plan {
   int64_t chunks;   // chunks per kv head
   int64_t rows;     // query rows per work item
   int64_t tblocks;  // blocks of rows per sequence
-  int64_t lanes;    // rows * chunk (<= kMaxLanes)
   int64_t items;    // S * tblocks * Hkv * chunks
   int64_t parts;    // KV parts per item (1: no split)
   int64_t scratch;  // floats of per-thread scratch
   int64_t partial;  // floats of one (query row, part) partial: m, l, acc[Dv] (padded)
+  int64_t lanes() const { return rows * chunk; }  // <= kMaxLanes
   uint64_t bytes(int nth) const {
     uint64_t f = static_cast<uint64_t>(nth) * static_cast<uint64_t>(scratch);
     if (parts > 1) f += static_cast<uint64_t>(T * Hq * S * parts * partial);
@@ -674,14 +675,13 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   p.chunk = (p.group + p.chunks - 1) / p.chunks;
   p.rows = std::clamp<int64_t>(kMaxLanes / p.chunk, 1, std::max<int64_t>(p.T, 1));
   p.tblocks = (p.T + p.rows - 1) / p.rows;
-  p.lanes = p.rows * p.chunk;
   p.items = p.S * p.tblocks * p.Hkv * p.chunks;
   p.parts = 1;
   const int64_t want = kItemsPerThread * std::max(nth, 1);
   if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
   if (p.parts < 2) p.parts = 1;
   // per lane: q, acc, scores, (m, l); shared: kVRows K or V rows as float
-  p.scratch = p.lanes * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + kVRows * row_floats(p);
+  p.scratch = p.lanes() * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + kVRows * row_floats(p);
   p.partial = pad16(p.Dv + 2);
   return p;
 }
@@ -880,11 +880,11 @@ void attention(const KernelArgs& a, int ith, int nth) {
   float* scratch = static_cast<float*>(a.work) + static_cast<int64_t>(ith) * p.scratch;
   Group g{};
   g.qf = scratch;
-  float* accs = g.qf + p.lanes * pD;
-  g.sc = accs + p.lanes * pDv;
-  g.m = g.sc + p.lanes * kBlockKeys;
-  g.l = g.m + p.lanes * 8;
-  g.rows = g.m + p.lanes * 16;
+  float* accs = g.qf + p.lanes() * pD;
+  g.sc = accs + p.lanes() * pDv;
+  g.m = g.sc + p.lanes() * kBlockKeys;
+  g.l = g.m + p.lanes() * 8;
+  g.rows = g.m + p.lanes() * 16;
   float* partials = static_cast<float*>(a.work) + static_cast<int64_t>(nth) * p.scratch;
 
   // Item index -> (s, row block, hk, chunk), in the dst's order (heads fastest); lanes are
@@ -911,7 +911,7 @@ void attention(const KernelArgs& a, int ith, int nth) {
   const auto qrow = [&](int64_t t, int64_t h, int64_t s) { return (s * p.T + t) * p.Hq + h; };
 
   if (p.parts == 1) {
-    for (int64_t i = 0; i < p.lanes; ++i) g.acc[i] = accs + i * pDv;
+    for (int64_t i = 0; i < p.lanes(); ++i) g.acc[i] = accs + i * pDv;
     // Threads take every nth item: under a causal mask late rows see more keys, so
     // contiguous shares would give the last thread most of the work.
     for (int64_t item = ith; item < p.items; item += nth) {

@@ -15,6 +15,27 @@ namespace {
 
 void nothing(const KernelArgs&, int, int) {}
 
+// n packed elements of type S at `in` converted into packed type D at `out`: F32 -> F16 (the
+// KV cache's writes) with F16C, the rest through 64-element chunks (copied in and out, so the
+// rows need not be aligned for their element type).
+template <class D, class S>
+void convert_row(char* out, const char* in, int64_t n) {
+  if constexpr (std::is_same_v<D, f16_t> && std::is_same_v<S, float>) {
+    vec::to_f16(reinterpret_cast<uint16_t*>(out), reinterpret_cast<const float*>(in), n);
+  } else {
+    S tmp[64];
+    D conv[64];
+    for (int64_t i0 = 0; i0 < n; i0 += 64) {
+      const int64_t m = std::min<int64_t>(64, n - i0);
+      std::memcpy(tmp, in + i0 * static_cast<int64_t>(sizeof(S)),
+                  static_cast<size_t>(m) * sizeof(S));
+      for (int64_t j = 0; j < m; ++j) conv[j] = from_f32<D>(to_f32(tmp[j]));
+      std::memcpy(out + i0 * static_cast<int64_t>(sizeof(D)), conv,
+                  static_cast<size_t>(m) * sizeof(D));
+    }
+  }
+}
+
 // dst and src0 have the same shape; dst is packed, src0 may be any view (a permute is
 // materialised here). Rows with unit-stride source elements take a tight loop (memcpy when the
 // types are equal); others gather element by element.
@@ -35,18 +56,8 @@ void cpy(const KernelArgs& a, int ith, int nth) {
         for (int64_t i0 = 0; i0 < n; ++i0)
           std::memcpy(out + i0 * static_cast<int64_t>(sizeof(S)), in + i0 * nb0, sizeof(S));
       }
-    } else if (std::is_same_v<D, f16_t> && std::is_same_v<S, float> && nb0 == sizeof(S)) {
-      vec::to_f16(reinterpret_cast<uint16_t*>(out), reinterpret_cast<const float*>(in), n);
     } else if (nb0 == sizeof(S)) {
-      S tmp[64];
-      D conv[64];
-      for (int64_t i0 = 0; i0 < n; i0 += 64) {
-        const int64_t m = std::min<int64_t>(64, n - i0);
-        std::memcpy(tmp, in + i0 * nb0, static_cast<size_t>(m) * sizeof(S));
-        for (int64_t j = 0; j < m; ++j) conv[j] = from_f32<D>(to_f32(tmp[j]));
-        std::memcpy(out + i0 * static_cast<int64_t>(sizeof(D)), conv,
-                    static_cast<size_t>(m) * sizeof(D));
-      }
+      convert_row<D, S>(out, in, n);
     } else {
       for (int64_t i0 = 0; i0 < n; ++i0)
         store<D>(out + i0 * static_cast<int64_t>(sizeof(D)), load<S>(in + i0 * nb0));
@@ -80,8 +91,8 @@ void set_rows(const KernelArgs& a, int ith, int nth) {
     const int64_t id = checked_row_id(a.s[2], ids, RowIndex{row, 0, 0}, dst.ne[1]);
     char* out = at(a.d, dst, 0, id, 0, 0);
     const char* in = at(a.s[1], rows_in, 0, row, 0, 0);
-    if (std::is_same_v<D, f16_t> && packed) {  // the F16 KV cache's rows
-      vec::to_f16(reinterpret_cast<uint16_t*>(out), reinterpret_cast<const float*>(in), n);
+    if (packed) {
+      convert_row<D, float>(out, in, n);
       continue;
     }
     for (int64_t k = 0; k < n; ++k)

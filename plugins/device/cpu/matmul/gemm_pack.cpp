@@ -226,10 +226,8 @@ void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
 #if defined(__AVX2__)
   if (rows == kPanelRows)
-    return pack32_rows8<block_q5_0>(k, w, wrow, panel, -16.0f, [](const block_q5_0& x) {
-      return _mm256_or_si256(unpack_nibbles(x.qs),
-                             _mm256_and_si256(bits_to_bytes(x.qh), _mm256_set1_epi8(0x10)));
-    });
+    return pack32_rows8<block_q5_0>(k, w, wrow, panel, -16.0f,
+                                    [](const block_q5_0& x) { return unpack_q5(x.qs, x.qh); });
 #endif
   pack32<block_q5_0>(k, w, wrow, rows, panel, [](const block_q5_0& x, Block32& v) {
     uint32_t qh;

@@ -28,6 +28,12 @@ inline __m256i bits_to_bytes(const uint8_t* p) {
   return _mm256_cmpeq_epi8(_mm256_or_si256(spread, others), _mm256_set1_epi64x(-1));
 }
 
+// Q5_0 / Q5_1 quants as unsigned 0..31: the nibbles, with bit 4 from the 32-bit word qh.
+inline __m256i unpack_q5(const uint8_t* qs, const uint8_t* qh) {
+  return _mm256_or_si256(unpack_nibbles(qs),
+                         _mm256_and_si256(bits_to_bytes(qh), _mm256_set1_epi8(0x10)));
+}
+
 // Q4_K (Q5 = false) and Q5_K: quants 64 j .. 64 j + 63 of a super-block from its 32 bytes qs[32
 // j..] (low nibbles: sub-block 2 j, high: 2 j + 1); Q5_K adds bits 2 j and 2 j + 1 of each of the
 // 32 qh bytes (hb, loaded once per super-block) as bit 4.
