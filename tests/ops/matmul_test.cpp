@@ -354,17 +354,34 @@ std::vector<float> residual_activations(int64_t n, uint32_t seed) {
   return v;
 }
 
-// Reference dot product and its error bound (see the top of the file).
+// Activations that int8 blocks hold exactly: k * s with integer |k| <= 127, one |k| = 127 in
+// every 32-block, s a power of two per 256-block. Rounding them to blocks (of 32 or 256) costs
+// nothing, so the bound shrinks to the float error alone: a wrong scale of 1 % shows.
+std::vector<float> exact_activations(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> q(-127, 127), e(-3, 2);
+  std::vector<float> v(n);
+  float s = 1.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 256 == 0) s = std::ldexp(1.0f, e(rng));
+    v[i] = static_cast<float>(i % 32 == 0 ? (rng() % 2 ? 127 : -127) : q(rng)) * s;
+  }
+  return v;
+}
+
+// Reference dot product and its error bound (see the top of the file); exact: the activations
+// are exact_activations (no rounding term).
 struct Expect {
   double value, bound;
 };
-Expect reference(const TypeInfo& t, const double* w, const double* mag, const float* x, int64_t K) {
+Expect reference(const TypeInfo& t, const double* w, const double* mag, const float* x, int64_t K,
+                 bool exact = false) {
   double v = 0, q = 0, f = 0;
   for (int64_t b = 0; b < K; b += (t.act_blck ? t.act_blck : K)) {
     const int64_t e = std::min(K, b + (t.act_blck ? t.act_blck : K));
     double amax = 0;
     for (int64_t k = b; k < e; ++k) amax = std::max(amax, std::fabs(static_cast<double>(x[k])));
-    const double half_step = t.act_blck ? amax / 127.0 / 2.0 : 0.0;
+    const double half_step = t.act_blck && !exact ? amax / 127.0 / 2.0 : 0.0;
     for (int64_t k = b; k < e; ++k) {
       v += w[k] * x[k];
       q += std::fabs(w[k]) * half_step;
@@ -389,11 +406,13 @@ void check_bounds(const std::vector<float>& got, const std::vector<Expect>& want
                   << want[first].bound;
 }
 
+enum class Acts { Random, Residual, Exact };
+
 class Matmul : public OpTest {
  protected:
   // a [K, M, A2, A3] of type t x b F32 [K, N, B2, B3].
   void check(const TypeInfo& t, int64_t K, int64_t M, int64_t N, std::array<int64_t, 2> A = {1, 1},
-             std::array<int64_t, 2> B = {1, 1}, bool residual = false) {
+             std::array<int64_t, 2> B = {1, 1}, Acts acts = Acts::Random) {
     const std::string what = std::string(graph::type_name(t.type)) + " K=" + std::to_string(K) +
                              " M=" + std::to_string(M) + " N=" + std::to_string(N);
     graph::Graph g;
@@ -404,7 +423,9 @@ class Matmul : public OpTest {
     auto wb = random_weights(t, K * arows, 11 + static_cast<uint32_t>(K + M));
     const int64_t nx = K * N * B[0] * B[1];
     const uint32_t xseed = 5 + static_cast<uint32_t>(N);
-    auto xv = residual ? residual_activations(nx, xseed) : activations(nx, xseed);
+    auto xv = acts == Acts::Residual ? residual_activations(nx, xseed)
+              : acts == Acts::Exact  ? exact_activations(nx, xseed)
+                                     : activations(nx, xseed);
     std::vector<double> w(K * arows), mag(K * arows);
     const size_t rowb = static_cast<size_t>(K / t.blck) * t.bytes;
     for (int64_t r = 0; r < arows; ++r) dequant(t, wb.data() + r * rowb, K, &w[r * K], &mag[r * K]);
@@ -418,7 +439,7 @@ class Matmul : public OpTest {
           for (int64_t m = 0; m < M; ++m) {
             const int64_t ar = ((i3 / (B[1] / A[1])) * A[0] + i2 / (B[0] / A[0])) * M + m;
             const float* x = &xv[((i3 * B[0] + i2) * N + n) * K];
-            want.push_back(reference(t, &w[ar * K], &mag[ar * K], x, K));
+            want.push_back(reference(t, &w[ar * K], &mag[ar * K], x, K, acts == Acts::Exact));
           }
     check_bounds(out, want, what);
   }
@@ -446,6 +467,16 @@ TEST_P(Matmul, N70SeveralColumnTiles) {
 TEST_P(Matmul, LargeKDecode) {
   each_type([&](const TypeInfo& t) { check(t, 4096, 33, 1); });
 }
+// Decode (one column: the CPU's 8-row GEMVs and their tail rows) and a short batch (4-column
+// dot products, then single columns) with activations int8 blocks hold exactly, so the bound
+// is the float error alone and a wrong block scale cannot hide in the rounding term.
+TEST_P(Matmul, ExactActivationsDecodeAndSmallBatch) {
+  each_type([&](const TypeInfo& t) {
+    if (t.act_blck == 0) return;  // float activations: LargeKDecode already has no rounding term
+    check(t, 1024, 33, 1, {1, 1}, {1, 1}, Acts::Exact);
+    check(t, 1024, 17, 5, {1, 1}, {1, 1}, Acts::Exact);
+  });
+}
 TEST_P(Matmul, LargeKPrefill) {
   each_type([&](const TypeInfo& t) { check(t, 4096, 9, 6); });
 }
@@ -463,7 +494,7 @@ TEST_P(Matmul, PrefillModelShapes) {
                                                 {1024, 1000, 8}, {2048, 262, 13}, {2048, 70, 64}};
   each_type([&](const TypeInfo& t) {
     for (const auto& [K, M, N] : kShapes)
-      if (K % t.blck == 0) check(t, K, M, N, {1, 1}, {1, 1}, true);
+      if (K % t.blck == 0) check(t, K, M, N, {1, 1}, {1, 1}, Acts::Residual);
   });
 }
 
