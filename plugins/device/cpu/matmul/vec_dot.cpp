@@ -504,19 +504,17 @@ inline __m256 row_scales8(const uint16_t* d, float yd) {
                        _mm256_set1_ps(yd));
 }
 
-// Eight consecutive weight rows (wrow bytes apart) x one activation row (blocks of type Act):
-// decode's GEMV, for the formats with one F16 scale d per block. row_sums(b, y) gives the 8
-// rows' exact integer sums for one block (b[r]: row r's block) in one vector; they are
-// converted, scaled and accumulated once for all 8 rows; the next 8 rows are prefetched in
-// step.
-template <class Block, class Act, class RowSums>
+// Eight consecutive weight rows (wrow bytes apart) x one activation row: decode's GEMV, for
+// the 32-element formats with one F16 scale d per block. row_sums(b, y) gives the 8 rows' exact
+// integer sums for one block (b[r]: row r's block) in one vector; they are converted, scaled
+// and accumulated once for all 8 rows; the next 8 rows are prefetched in step.
+template <class Block, class RowSums>
 void dot8_blocks(int64_t k, const void* w, size_t wrow, const void* a, float* out,
                  RowSums row_sums) {
-  constexpr int64_t kElems = std::is_same_v<Act, act_q8k> ? QK_K : 32;
   const char* x = static_cast<const char*>(w);
-  const Act* y = static_cast<const Act*>(a);
+  const act_q8* y = static_cast<const act_q8*>(a);
   __m256 acc = _mm256_setzero_ps();
-  for (int64_t i = 0; i < k / kElems; ++i) {
+  for (int64_t i = 0; i < k / 32; ++i) {
     prefetch_next_rows<Block>(x, wrow, i);
     const Block* b[8];
     alignas(16) uint16_t d[8];
@@ -554,7 +552,7 @@ void dot8_q4_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float*
     }
     return _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
   };
-  dot8_blocks<block_q4_0, act_q8>(k, w, wrow, a, out, row_sums);
+  dot8_blocks<block_q4_0>(k, w, wrow, a, out, row_sums);
 }
 // Q8_0: one row per vector (the sign trick, as dot_s8s8), the 8 rows' sums gathered by reduce8.
 void dot8_q8_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
@@ -564,7 +562,7 @@ void dot8_q8_0_avx2(int64_t k, const void* w, size_t wrow, const void* a, float*
     for (int r = 0; r < 8; ++r) s[r] = dot_s8s8(load256(b[r]->qs), yv);
     return reduce8(s);
   };
-  dot8_blocks<block_q8_0, act_q8>(k, w, wrow, a, out, row_sums);
+  dot8_blocks<block_q8_0>(k, w, wrow, a, out, row_sums);
 }
 float dot_q4_1_avx2(int64_t k, const void* w, const void* a) {
   const block_q4_1* x = static_cast<const block_q4_1*>(w);
@@ -859,9 +857,9 @@ void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]);
 }
 
-// Q6_K, eight rows x one activation row (decode): dot8_blocks' scheme, written out because
-// through dot8_blocks' per-block functor (row pointers gathered first, sums in a second pass)
-// the hot GEMV ran 4 % more cycles.
+// Q6_K, eight rows x one activation row (decode): dot8_blocks' scheme for super-blocks, written
+// out (through a dot8_blocks generalized to Q8_K blocks, its per-block functor gathering the
+// row pointers first and summing in a second pass, the hot GEMV ran 4 % more cycles).
 void dot8_q6_K_avx2(int64_t k, const void* w, size_t wrow, const void* a, float* out) {
   const char* x = static_cast<const char*>(w);
   const act_q8k* y = static_cast<const act_q8k*>(a);
