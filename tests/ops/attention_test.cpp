@@ -47,8 +47,14 @@ struct Case {
   double neg_inf_fraction = 0.0;     // mask entries set to -inf
   int64_t fully_masked_row = -1;     // a query row whose mask is -inf everywhere
   bool mask_hides_unfilled = false;  // the mask is -inf at every NaN key (>= filled)
-  bool permute_k = false;            // K stored [D, Hkv, L]: rows of one head are strided
-  bool transpose_v = false;          // V stored [L, Dv, Hkv]: nb[0] != element size
+  // A paged cache shared by paged_seqs sequences: key j lies in block j / 16, owned by sequence
+  // (j / 16) % paged_seqs, or by all of them among the first shared_blocks blocks (a common
+  // prefix); query row t is sequence t * paged_seqs / T's (its rows consecutive, as a batch of
+  // decode tokens or prompt chunks) and the mask hides every key it does not own.
+  int64_t paged_seqs = 0;
+  int64_t shared_blocks = 0;
+  bool permute_k = false;    // K stored [D, Hkv, L]: rows of one head are strided
+  bool transpose_v = false;  // V stored [L, Dv, Hkv]: nb[0] != element size
   uint32_t seed = 1;
 };
 
@@ -165,7 +171,9 @@ class Attention : public OpTest {
         for (int64_t t = 0; t < c.mask_rows; ++t)
           for (int64_t j = 0; j < L; ++j) {
             float& m = mv[(h * c.mask_rows + t) * L + j];
-            if (u01(rng) < c.neg_inf_fraction || t == c.fully_masked_row ||
+            const bool foreign = c.paged_seqs > 0 && j / 16 >= c.shared_blocks &&
+                                 (j / 16) % c.paged_seqs != t * c.paged_seqs / c.T;
+            if (u01(rng) < c.neg_inf_fraction || t == c.fully_masked_row || foreign ||
                 (c.mask_hides_unfilled && c.filled >= 0 && j >= c.filled))
               m = -std::numeric_limits<float>::infinity();
           }
@@ -352,6 +360,35 @@ TEST_P(Attention, MaskHidesOtherSequencesNaNKeys) {
          .softcap = 50.0f,
          .mask = MaskKind::F16,
          .mask_hides_unfilled = true});
+}
+
+// Batched decode and prompt chunks over a paged cache: each row sees its own interleaved
+// blocks only, so rows of different sequences get work items of their own and walk only the
+// 16-key chunks their masks open (rows of one sequence, or of a shared prefix, share them).
+TEST_P(Attention, PagedCacheRowsOfManySequences) {
+  // One decode row per sequence, GQA.
+  check({.D = 64, .T = 8, .L = 768, .Hq = 4, .Hkv = 2, .mask = MaskKind::F32, .paged_seqs = 8});
+  // Three prompt chunks of four rows after a two-block shared prefix, F16 mask, some holes.
+  check({.D = 64,
+         .T = 12,
+         .L = 400,
+         .Hq = 2,
+         .Hkv = 1,
+         .mask = MaskKind::F16,
+         .neg_inf_fraction = 0.1,
+         .paged_seqs = 3,
+         .shared_blocks = 2});
+  // Two long sequences: few items, so each row's keys are split in parts and merged.
+  check({.D = 64, .T = 2, .L = 2048, .Hq = 4, .Hkv = 1, .mask = MaskKind::F32, .paged_seqs = 2});
+  // A cache length that is not a whole number of blocks, causal on top.
+  check({.D = 64,
+         .T = 5,
+         .L = 203,
+         .Hq = 2,
+         .Hkv = 2,
+         .causal = true,
+         .mask = MaskKind::F32,
+         .paged_seqs = 5});
 }
 
 TEST_P(Attention, SoftCap50) {

@@ -604,6 +604,16 @@ float load_elem(uint32_t t, const char* p) {
 
 int64_t pad16(int64_t n) { return (n + 15) / 16 * 16; }
 
+// Bytes of one contiguous K or V row of n elements.
+int64_t row_bytes(uint32_t t, int64_t n) {
+  return is_block_type(t) ? n / QK8_0 * static_cast<int64_t>(sizeof(block_q8_0)) : n * elem_size(t);
+}
+
+// Asks for the cache lines of [row, row + bytes) into L2, ahead of their use.
+void prefetch_row(const char* row, int64_t bytes) {
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b, 0, 2);
+}
+
 // n elements of a float-type K or V row (element stride nb0 bytes) as F32 in out: one
 // conversion serves every query row and head of a work item.
 void widen_row(uint32_t t, const char* row, int64_t nb0, float* out, int64_t n) {
@@ -627,32 +637,49 @@ void widen_row(uint32_t t, const char* row, int64_t nb0, float* out, int64_t n) 
 
 // Everything the work size and the kernel derive from the node: both must agree.
 //
-// Work items are (sequence, block of query rows, kv head, head chunk). An item's lanes are its
-// (query row, query head) pairs: up to kMaxHeads query heads sharing one kv head (GQA/MQA),
-// times the rows of the block (prefill; decode has one row). Each K/V row is read from memory,
-// and converted to float, once per item rather than once per lane, then reused from L1.
+// Work items are (block of query rows, kv head, head chunk). An item's lanes are its (query
+// row, query head) pairs: up to kMaxHeads query heads sharing one kv head (GQA/MQA), times the
+// rows of the block. Each K/V row is read from memory, and converted to float, once per item
+// rather than once per lane, then reused from L1.
+//
+// Which rows share a block follows what they see. Without a mask, blocks are `rows` consecutive
+// rows (a causal prefill: each row sees the one before's keys and one more). With a mask, the
+// kernel first reads each mask row into a bitmap of the kChunk-key chunks it opens; consecutive
+// rows join a block while they see mostly the same chunks. Rows of one prompt chunk then share
+// their keys as before, while the rows of a batched decode step (one row per sequence of a
+// paged cache, each seeing only its own blocks) get items of their own, and every item walks
+// only the chunks its lanes can see: a step's attention costs the keys its rows see, not rows x
+// the whole cache. Sequences that share a prefix (n > 1 choices, one system prompt) share items.
 struct Plan {
   int64_t D, Dv, T, Hq, S, L, Hkv;
   int64_t group;    // query heads per kv head
   int64_t chunk;    // query heads per work item (<= kMaxHeads)
   int64_t chunks;   // chunks per kv head
-  int64_t rows;     // query rows per work item
-  int64_t tblocks;  // blocks of rows per sequence
-  int64_t items;    // S * tblocks * Hkv * chunks
-  int64_t parts;    // KV parts per item (1: no split)
+  int64_t rows;     // most query rows per work item
+  int64_t tblocks;  // blocks of rows per sequence (fewest: `rows` rows each)
+  int64_t items;    // S * tblocks * Hkv * chunks (fewest: a mask can split blocks)
+  int64_t parts;    // KV parts per item (1: no split); a mask's finer blocks may use fewer
   int64_t scratch;  // floats of per-thread scratch
   int64_t partial;  // floats of one (query row, part) partial: m, l, acc[Dv] (padded)
+  int64_t mrows;    // mask rows read into bitmaps (T x M2 x M3; 0 without a mask)
+  int64_t words;    // 64-bit words of one row's chunk bitmap
   int64_t lanes() const { return rows * chunk; }  // <= kMaxLanes
-  uint64_t bytes(int nth) const {
+  uint64_t float_bytes(int nth) const {
     uint64_t f = static_cast<uint64_t>(nth) * static_cast<uint64_t>(scratch);
     if (parts > 1) f += static_cast<uint64_t>(T * Hq * S * parts * partial);
     return f * sizeof(float);
+  }
+  // After the floats: the mask rows' bitmaps, then the row blocks (s, t0, nt) and their count.
+  uint64_t bytes(int nth) const {
+    return float_bytes(nth) + static_cast<uint64_t>(mrows * words) * sizeof(uint64_t) +
+           static_cast<uint64_t>(3 * S * T + 1) * sizeof(int64_t);
   }
 };
 
 constexpr int64_t kMaxHeads = 8;
 constexpr int64_t kMaxLanes = 16;
 constexpr int64_t kVRows = 16;  // V rows widened together (16 x Dv floats stay in L1)
+constexpr int64_t kChunk = 16;  // keys per bitmap bit: the KV cache's block size
 
 // Floats of one widened K or V row in the shared buffer.
 int64_t row_floats(const Plan& p) { return std::max(pad16(p.D), pad16(p.Dv)); }
@@ -660,6 +687,13 @@ int64_t row_floats(const Plan& p) { return std::max(pad16(p.D), pad16(p.Dv)); }
 // KV parts are made only for decode-like nodes (items < kItemsPerThread * nth) with at least
 // 2 * kMinPart keys; one thread still splits the KV of 1..3 items, so the merge path runs (and
 // is tested) whatever the thread count.
+int64_t kv_parts(int64_t items, int64_t L, int nth) {
+  const int64_t want = kItemsPerThread * std::max(nth, 1);
+  items = std::max<int64_t>(items, 1);
+  const int64_t parts = items < want ? std::min((want + items - 1) / items, L / kMinPart) : 1;
+  return std::max<int64_t>(parts, 1);
+}
+
 Plan make_plan(const zen_tensor* const* src, int nth) {
   const zen_tensor &q = *src[0], &k = *src[1], &v = *src[2];
   Plan p{};
@@ -676,12 +710,12 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   p.rows = std::clamp<int64_t>(kMaxLanes / p.chunk, 1, std::max<int64_t>(p.T, 1));
   p.tblocks = (p.T + p.rows - 1) / p.rows;
   p.items = p.S * p.tblocks * p.Hkv * p.chunks;
-  p.parts = 1;
-  const int64_t want = kItemsPerThread * std::max(nth, 1);
-  if (p.items < want) p.parts = std::min((want + p.items - 1) / p.items, p.L / kMinPart);
-  if (p.parts < 2) p.parts = 1;
-  // per lane: q, acc, scores, (m, l); shared: kVRows K or V rows as float
-  p.scratch = p.lanes() * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + kVRows * row_floats(p);
+  p.parts = kv_parts(p.items, p.L, nth);
+  p.words = (p.L + kChunk * 64 - 1) / (kChunk * 64);
+  if (const zen_tensor* m = src[3]) p.mrows = p.T * m->ne[2] * m->ne[3];
+  // per lane: q, acc, scores, (m, l); shared: kVRows K or V rows as float; the item's bitmap
+  p.scratch = p.lanes() * (pad16(p.D) + pad16(p.Dv) + kBlockKeys + 16) + kVRows * row_floats(p) +
+              pad16(2 * p.words);
   p.partial = pad16(p.Dv + 2);
   return p;
 }
@@ -732,11 +766,94 @@ struct Group {
   float* l;               // running sum per lane
   float* acc[kMaxLanes];  // unnormalised output per lane
   float* rows;            // up to kVRows K or V rows as float (prow apart)
+  uint64_t* vis;          // chunks some lane sees (with a mask), p.words words
 };
 
+// Bitmaps of the mask rows: bit c of row r is set when mask row r opens a key of chunk c
+// (some value above -inf). Row r = ((s % M3) * M2 + h % M2) * T + t.
+int64_t mask_row(const zen_tensor& mask, int64_t T, int64_t t, int64_t h, int64_t s) {
+  return ((s % mask.ne[3]) * mask.ne[2] + h % mask.ne[2]) * T + t;
+}
+
+void mask_bitmap(const zen_tensor& mask, const char* md, int64_t T, int64_t L, int64_t r,
+                 uint64_t* bits, int64_t words) {
+  std::fill(bits, bits + words, 0);
+  const int64_t t = r % T, m2 = (r / T) % mask.ne[2], m3 = r / (T * mask.ne[2]);
+  const char* row = at(md, mask, 0, t, m2, m3);
+  const int64_t nb0 = static_cast<int64_t>(mask.nb[0]);
+  const bool f16 = mask.type == ZEN_TYPE_F16;
+  for (int64_t c0 = 0; c0 < L; c0 += kChunk) {
+    const int64_t c1 = std::min(L, c0 + kChunk);
+    bool open = false;
+    if (!f16 && nb0 == sizeof(float)) {  // contiguous F32 (the runtime's masks): vectorizes
+      const float* f = reinterpret_cast<const float*>(row) + c0;
+      for (int64_t j = 0; j < c1 - c0; ++j) open |= f[j] > kNegInf;
+    } else if (f16) {
+      for (int64_t j = c0; j < c1; ++j) open |= ld_u16(row + j * nb0) != 0xfc00;  // -inf
+    } else {
+      for (int64_t j = c0; j < c1; ++j) open |= ld_f32(row + j * nb0) > kNegInf;
+    }
+    if (open) bits[c0 / kChunk / 64] |= uint64_t{1} << (c0 / kChunk % 64);
+  }
+}
+
+// Splits each sequence's rows into blocks of at most p.rows rows: a row joins the block before
+// it while at least half of what they see together is seen by both (a prompt's rows), or when
+// either sees nothing. Without bitmaps, blocks of p.rows rows. Writes (s, t0, nt) triples and
+// returns their count. `seen` is p.words words of scratch.
+int64_t row_blocks(const Plan& p, const zen_tensor* mask, const uint64_t* bits, uint64_t* seen,
+                   int64_t* out) {
+  int64_t n = 0;
+  const auto close = [&](int64_t s, int64_t t0, int64_t nt) {
+    out[3 * n] = s;
+    out[3 * n + 1] = t0;
+    out[3 * n + 2] = nt;
+    ++n;
+  };
+  for (int64_t s = 0; s < p.S; ++s) {
+    int64_t t0 = 0, nt = 0;
+    for (int64_t t = 0; t < p.T; ++t) {
+      const uint64_t* b = bits ? bits + mask_row(*mask, p.T, t, 0, s) * p.words : nullptr;
+      bool join = nt > 0 && nt < p.rows;
+      if (join && b) {
+        int64_t both = 0, either = 0, own = 0, had = 0;
+        for (int64_t w = 0; w < p.words; ++w) {
+          both += std::popcount(b[w] & seen[w]);
+          either += std::popcount(b[w] | seen[w]);
+          own += std::popcount(b[w]);
+          had += std::popcount(seen[w]);
+        }
+        join = own == 0 || had == 0 || 2 * both >= either;
+      }
+      if (!join) {
+        if (nt > 0) close(s, t0, nt);
+        t0 = t;
+        nt = 0;
+        if (b) std::fill(seen, seen + p.words, 0);
+      }
+      ++nt;
+      if (b)
+        for (int64_t w = 0; w < p.words; ++w) seen[w] |= b[w];
+    }
+    if (nt > 0) close(s, t0, nt);
+  }
+  return n;
+}
+
+// The first chunk at or after c (below c1) whose bit is set; c1 if none.
+int64_t next_chunk(const uint64_t* vis, int64_t c, int64_t c1) {
+  while (c < c1) {
+    const uint64_t w = vis[c / 64] >> (c % 64);
+    if (w) return std::min(c1, c + std::countr_zero(w));
+    c = (c / 64 + 1) * 64;
+  }
+  return c1;
+}
+
 // Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
-// lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo.
-void attend(const Ctx& c, const Plan& p, Group& g) {
+// lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo;
+// bits: the mask rows' chunk bitmaps (nullptr: every chunk).
+void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
   const int64_t pD = pad16(p.D), prow = row_floats(p);
   int64_t k0 = p.L, k1 = 0;
   for (int64_t i = 0; i < g.nl; ++i) {
@@ -760,17 +877,56 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
     mnb0 = static_cast<int64_t>(c.mask->nb[0]);
   }
   const bool mask_f16 = c.mask && c.mask->type == ZEN_TYPE_F16;
+  // With a mask, only the chunks some lane's mask row opens are walked (Plan).
+  const uint64_t* vis = nullptr;
+  if (c.mask && bits) {
+    std::fill(g.vis, g.vis + p.words, 0);
+    for (int64_t i = 0; i < g.nl; ++i) {
+      const uint64_t* b = bits + mask_row(*c.mask, p.T, g.t[i], g.h[i], g.s) * p.words;
+      for (int64_t w = 0; w < p.words; ++w) g.vis[w] |= b[w];
+    }
+    vis = g.vis;
+  }
   // One lane reads K and V in their own type; several share one float copy of each row.
   const bool widen_k = c.kstrided || (g.nl > 1 && !is_block_type(c.k->type));
   const bool widen_v = c.vstrided || (g.nl > 1 && !is_block_type(c.v->type));
-  for (int64_t j0 = k0; j0 < k1; j0 += kBlockKeys) {
-    const int64_t n = std::min(kBlockKeys, k1 - j0);
+  // Each online-softmax step takes the next kBlockKeys keys of [k0, k1) in open chunks. The
+  // keys of the step after are listed one step ahead and their K and V rows prefetched: a
+  // paged cache's rows are scattered blocks that the hardware prefetchers do not foresee.
+  const int64_t kbytes = c.kstrided ? 0 : row_bytes(c.k->type, p.D);
+  const int64_t vbytes = c.vstrided ? 0 : row_bytes(c.v->type, p.Dv);
+  int64_t keys[2][kBlockKeys];
+  int64_t next = k0;
+  const int64_t c_end = (k1 + kChunk - 1) / kChunk;
+  const auto list_keys = [&](int64_t* key) {
+    int64_t n = 0;
+    while (n < kBlockKeys && next < k1) {
+      if (vis) {
+        const int64_t ch = next_chunk(vis, next / kChunk, c_end);
+        if (ch == c_end) break;
+        next = std::max(next, ch * kChunk);
+      }
+      const int64_t end = std::min({k1, (next / kChunk + 1) * kChunk, next + kBlockKeys - n});
+      while (next < end) key[n++] = next++;
+    }
+    for (int64_t jj = 0; jj < n; ++jj) {
+      prefetch_row(kbase + key[jj] * knb1, kbytes);
+      prefetch_row(vbase + key[jj] * vnb1, vbytes);
+    }
+    return n;
+  };
+  int64_t n_next = list_keys(keys[0]);
+  for (int step = 0;; ++step) {
+    const int64_t n = n_next;
+    if (n == 0) break;
+    const int64_t* key = keys[step & 1];
+    n_next = list_keys(keys[(step + 1) & 1]);
     // Visibility and mask value of each (lane, key) first, in the scores. A key hidden from
     // every lane (outside its range or masked) is never read: a paged cache's mask hides most
     // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
     bool seen[kBlockKeys];
     for (int64_t jj = 0; jj < n; ++jj) {
-      const int64_t j = j0 + jj;
+      const int64_t j = key[jj];
       seen[jj] = false;
       for (int64_t i = 0; i < g.nl; ++i) {
         float mv = j >= g.lo[i] && j < g.hi[i] ? 0.0f : kNegInf;
@@ -786,7 +942,7 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
       if (widen_k) {  // the keys widened once, scored by every lane in register tiles
         for (int64_t jj = r0; jj < r0 + rn; ++jj)
           if (seen[jj])
-            widen_row(c.k->type, kbase + (j0 + jj) * knb1, knb0, g.rows + (jj - r0) * prow, p.D);
+            widen_row(c.k->type, kbase + key[jj] * knb1, knb0, g.rows + (jj - r0) * prow, p.D);
           else
             std::fill(g.rows + (jj - r0) * prow, g.rows + (jj - r0) * prow + p.D, 0.0f);
         score_tile(g.qf, pD, g.nl, g.rows, prow, rn, p.D, dots, kVRows);
@@ -794,7 +950,7 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
         for (int64_t jj = r0; jj < r0 + rn; ++jj)
           for (int64_t i = 0; i < g.nl; ++i)
             if (g.sc[i * kBlockKeys + jj] > kNegInf)
-              dots[i * kVRows + jj - r0] = c.kdot(g.qf + i * pD, kbase + (j0 + jj) * knb1, p.D);
+              dots[i * kVRows + jj - r0] = c.kdot(g.qf + i * pD, kbase + key[jj] * knb1, p.D);
       }
       for (int64_t i = 0; i < g.nl; ++i)
         for (int64_t jj = r0; jj < r0 + rn; ++jj) {
@@ -833,7 +989,7 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
       for (int64_t jj = 0; jj < n; ++jj)
         for (int64_t i = 0; i < g.nl; ++i) {
           const float w = g.sc[i * kBlockKeys + jj];
-          if (w != 0.0f) c.vaxpy(g.acc[i], w, vbase + (j0 + jj) * vnb1, p.Dv);
+          if (w != 0.0f) c.vaxpy(g.acc[i], w, vbase + key[jj] * vnb1, p.Dv);
         }
       continue;
     }
@@ -843,7 +999,7 @@ void attend(const Ctx& c, const Plan& p, Group& g) {
         bool used = false;  // a row no lane weighs is neither read nor widened
         for (int64_t i = 0; i < g.nl && !used; ++i) used = g.sc[i * kBlockKeys + jj] != 0.0f;
         if (used)
-          widen_row(c.v->type, vbase + (j0 + jj) * vnb1, vnb0, g.rows + (jj - r0) * prow, p.Dv);
+          widen_row(c.v->type, vbase + key[jj] * vnb1, vnb0, g.rows + (jj - r0) * prow, p.Dv);
       }
       for (int64_t i = 0; i < g.nl; ++i)
         accumulate_rows(g.acc[i], g.sc + i * kBlockKeys + r0, g.rows, prow, rn, p.Dv);
@@ -885,18 +1041,37 @@ void attention(const KernelArgs& a, int ith, int nth) {
   g.m = g.sc + p.lanes() * kBlockKeys;
   g.l = g.m + p.lanes() * 8;
   g.rows = g.m + p.lanes() * 16;
+  g.vis = reinterpret_cast<uint64_t*>(g.rows + kVRows * row_floats(p));
   float* partials = static_cast<float*>(a.work) + static_cast<int64_t>(nth) * p.scratch;
+  uint64_t* bits = reinterpret_cast<uint64_t*>(static_cast<char*>(a.work) + p.float_bytes(nth));
+  int64_t* blocks = reinterpret_cast<int64_t*>(bits + p.mrows * p.words);
 
-  // Item index -> (s, row block, hk, chunk), in the dst's order (heads fastest); lanes are
+  // The mask rows' chunk bitmaps (threads share the rows), then the row blocks (thread 0).
+  const bool mapped = c.mask && p.mrows > 0;
+  if (mapped) {
+    const Range mr = share(p.mrows, ith, nth);
+    for (int64_t r = mr.begin; r < mr.end; ++r)
+      mask_bitmap(*c.mask, c.md, p.T, p.L, r, bits + r * p.words, p.words);
+    sync_threads(a);
+  }
+  if (ith == 0)
+    blocks[3 * p.S * p.T] = row_blocks(p, c.mask, mapped ? bits : nullptr, g.vis, blocks);
+  sync_threads(a);
+  const int64_t items = blocks[3 * p.S * p.T] * p.Hkv * p.chunks;
+  // Finer row blocks than the plan's fewest make more items, so never more parts than planned.
+  const int64_t parts = p.parts > 1 ? std::min(p.parts, kv_parts(items, p.L, nth)) : 1;
+  const uint64_t* vis_bits = mapped ? bits : nullptr;
+
+  // Item index -> (row block, hk, chunk), in the dst's order (heads fastest); lanes are
   // row-major, heads fastest, each with its whole visible range.
   const auto setup = [&](int64_t item) {
     const int64_t ci = item % p.chunks;
     g.hk = (item / p.chunks) % p.Hkv;
-    const int64_t t0 = (item / (p.chunks * p.Hkv)) % p.tblocks * p.rows;
-    g.s = item / (p.chunks * p.Hkv * p.tblocks);
+    const int64_t* b = blocks + 3 * (item / (p.chunks * p.Hkv));
+    g.s = b[0];
+    const int64_t t0 = b[1], nt = b[2];
     const int64_t h0 = g.hk * p.group + ci * p.chunk;
     const int64_t nh = std::min(p.chunk, p.group - ci * p.chunk);
-    const int64_t nt = std::min(p.rows, p.T - t0);
     g.nl = nt * nh;
     for (int64_t i = 0; i < g.nl; ++i) {
       g.t[i] = t0 + i / nh;
@@ -910,13 +1085,13 @@ void attention(const KernelArgs& a, int ith, int nth) {
   };
   const auto qrow = [&](int64_t t, int64_t h, int64_t s) { return (s * p.T + t) * p.Hq + h; };
 
-  if (p.parts == 1) {
+  if (parts == 1) {
     for (int64_t i = 0; i < p.lanes(); ++i) g.acc[i] = accs + i * pDv;
     // Threads take every nth item: under a causal mask late rows see more keys, so
     // contiguous shares would give the last thread most of the work.
-    for (int64_t item = ith; item < p.items; item += nth) {
+    for (int64_t item = ith; item < items; item += nth) {
       setup(item);
-      attend(c, p, g);
+      attend(c, p, vis_bits, g);
       for (int64_t i = 0; i < g.nl; ++i) {
         float* o = out_row(g.t[i], g.h[i], g.s);
         const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
@@ -929,19 +1104,19 @@ void attention(const KernelArgs& a, int ith, int nth) {
   // Split KV: each (item, part) leaves (m, l, acc) of each of its lanes in that query row's
   // partial slot for the part; then the parts of each row are merged:
   // M = max m_p, out = sum e^(m_p - M) acc_p / sum e^(m_p - M) l_p.
-  const Range ir = share(p.items * p.parts, ith, nth);
+  const Range ir = share(items * parts, ith, nth);
   for (int64_t w = ir.begin; w < ir.end; ++w) {
-    const int64_t item = w / p.parts, part = w % p.parts;
+    const int64_t item = w / parts, part = w % parts;
     setup(item);
     float* slot[kMaxLanes];
     for (int64_t i = 0; i < g.nl; ++i) {
-      const int64_t len = (g.hi[i] - g.lo[i] + p.parts - 1) / p.parts;
+      const int64_t len = (g.hi[i] - g.lo[i] + parts - 1) / parts;
       g.lo[i] = std::min(g.hi[i], g.lo[i] + part * len);
       g.hi[i] = std::min(g.hi[i], g.lo[i] + len);
-      slot[i] = partials + (qrow(g.t[i], g.h[i], g.s) * p.parts + part) * p.partial;
+      slot[i] = partials + (qrow(g.t[i], g.h[i], g.s) * parts + part) * p.partial;
       g.acc[i] = slot[i] + 2;
     }
-    attend(c, p, g);
+    attend(c, p, vis_bits, g);
     for (int64_t i = 0; i < g.nl; ++i) {
       slot[i][0] = g.m[i];
       slot[i][1] = g.l[i];
@@ -951,15 +1126,15 @@ void attention(const KernelArgs& a, int ith, int nth) {
   const Range rr = share(p.T * p.Hq * p.S, ith, nth);
   for (int64_t r = rr.begin; r < rr.end; ++r) {
     const int64_t h = r % p.Hq, t = (r / p.Hq) % p.T, s = r / (p.Hq * p.T);
-    const float* row_parts = partials + r * p.parts * p.partial;
+    const float* row_parts = partials + r * parts * p.partial;
     float mx = kNegInf;
-    for (int64_t q = 0; q < p.parts; ++q)
+    for (int64_t q = 0; q < parts; ++q)
       if (row_parts[q * p.partial + 1] > 0.0f) mx = std::max(mx, row_parts[q * p.partial]);
     float* o = out_row(t, h, s);
     std::fill(o, o + p.Dv, 0.0f);
     if (!(mx > kNegInf)) continue;  // no part saw a key: zeros
     float l = 0.0f;
-    for (int64_t q = 0; q < p.parts; ++q) {
+    for (int64_t q = 0; q < parts; ++q) {
       const float* slot = row_parts + q * p.partial;
       if (!(slot[1] > 0.0f)) continue;
       const float f = std::exp(slot[0] - mx);
