@@ -126,15 +126,19 @@ void fill_weights(zen_type type, int64_t K, int64_t M, char* out) {
     std::memcpy(out + r * rb, slab.data(), rb * std::min(slab_rows, M - r));
 }
 
+constexpr int64_t kMaxDecodeBatch = 64;  // "BD" cases: N decode rows of a serving step
+
 void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int64_t N, bool hot) {
   const int nth = static_cast<int>(state.range(0));
   const zen_tensor a = tensor(type, {K, M}), b = tensor(ZEN_TYPE_F32, {K, N});
   zen_tensor dst = tensor(ZEN_TYPE_F32, {M, N});
   dst.op = ZEN_OP_MATMUL;
   const uint64_t wbytes = a.nb[1] * M;
-  // Copies covering 128 MiB for GEMV so the weights come from DRAM; one copy for GEMM.
-  const int copies =
-      N == 1 && !hot ? static_cast<int>(std::max<uint64_t>(1, (128u << 20) / wbytes)) : 1;
+  // Copies covering 128 MiB for GEMV and batched decode so the weights come from DRAM, as in a
+  // model's step; one copy for prefill GEMM (compute-bound).
+  const int copies = N <= kMaxDecodeBatch && !hot
+                         ? static_cast<int>(std::max<uint64_t>(1, (128u << 20) / wbytes))
+                         : 1;
   Buffer w(wbytes * copies), x(b.nb[1] * N), y(dst.nb[1] * N);
   fill_weights(type, K, M, w.data());
   for (int c = 1; c < copies; ++c) std::memcpy(w.data() + c * wbytes, w.data(), wbytes);
@@ -197,25 +201,29 @@ void register_all() {
   const zen_type types[] = {ZEN_TYPE_F16,  ZEN_TYPE_Q4_0, ZEN_TYPE_Q5_0, ZEN_TYPE_Q8_0,
                             ZEN_TYPE_Q4_K, ZEN_TYPE_Q5_K, ZEN_TYPE_Q6_K};
   const int64_t shapes[][2] = {{1024, 3072}, {3072, 1024}, {1024, 151936}};
-  for (int64_t N : {int64_t{1}, int64_t{512}, int64_t{0}})
+  // N = 2..64: a batched decode step (N sequences, one token each), 2 threads only.
+  for (int64_t N : {int64_t{1}, int64_t{512}, int64_t{0}, int64_t{2}, int64_t{4}, int64_t{8},
+                    int64_t{16}, int64_t{32}, int64_t{64}})
     for (zen_type t : types)
       for (const auto& s : shapes) {
         // N = 0 stands for "GEMVhot": N = 1 with one copy of the weights, L3-resident for the
         // small shapes: the kernel's compute ceiling, without DRAM.
         const bool hot = N == 0;
         if (hot && s[1] > 100000) continue;
-        if (N > 1 && s[1] > 100000) continue;  // lm_head prefill: 160 GFLOP, minutes per run
+        const bool batch = N > 1 && N <= kMaxDecodeBatch;
+        if (N > kMaxDecodeBatch && s[1] > 100000) continue;  // lm_head prefill: minutes per run
         const std::string tn = type_label(t);
         const std::string bm = std::string(hot      ? "GEMVhot"
                                            : N == 1 ? "GEMV"
+                                           : batch  ? "BD"
                                                     : "GEMM") +
                                "/" + tn + "/K" + std::to_string(s[0]) + "xM" +
                                std::to_string(s[1]) + "xN" + std::to_string(hot ? 1 : N);
         benchmark::RegisterBenchmark(bm.c_str(), BM_Matmul, t, s[0], s[1], hot ? 1 : N, hot)
-            ->DenseRange(1, 2)
+            ->DenseRange(batch ? 2 : 1, 2)
             ->ArgName("threads")
             ->UseRealTime()
-            ->Unit(N <= 1 ? benchmark::kMicrosecond : benchmark::kMillisecond);
+            ->Unit(N <= kMaxDecodeBatch ? benchmark::kMicrosecond : benchmark::kMillisecond);
       }
 }
 

@@ -489,12 +489,25 @@ TEST_P(Matmul, BatchBroadcast) {
 // device may switch to a blocked GEMM: many blocks and super-blocks per row, column counts
 // with and without a tail of the 4-column kernels, outlier activations. Shapes whose K is not
 // a whole number of the type's blocks do not exist in a model and are left out.
+// The column counts straddle where each type's packed GEMM takes over (8 to 64 columns on the
+// CPU device's AVX2 builds) and leave 1, 2 or 3 columns for the kernels' tails on both sides.
 TEST_P(Matmul, PrefillModelShapes) {
   constexpr std::array<int64_t, 3> kShapes[] = {{640, 262, 8},   {640, 1000, 13}, {1024, 262, 9},
-                                                {1024, 1000, 8}, {2048, 262, 13}, {2048, 70, 64}};
+                                                {1024, 1000, 8}, {2048, 262, 13}, {2048, 70, 64},
+                                                {2048, 70, 18},  {640, 70, 25},   {1024, 262, 67}};
   each_type([&](const TypeInfo& t) {
     for (const auto& [K, M, N] : kShapes)
       if (K % t.blck == 0) check(t, K, M, N, {1, 1}, {1, 1}, Acts::Residual);
+  });
+}
+
+// A serving step's decode rows (2 to 7 sequences, one token each) at a real model's sizes: the
+// CPU device runs 2-3 columns as one 4-column pass (a column repeated) and leaves 1-3 to the
+// 8-row decode kernel.
+TEST_P(Matmul, DecodeBatchModelShapes) {
+  each_type([&](const TypeInfo& t) {
+    for (const int64_t N : {2, 3, 6, 7})
+      if (1024 % t.blck == 0) check(t, 1024, 262, N, {1, 1}, {1, 1}, Acts::Residual);
   });
 }
 

@@ -62,9 +62,14 @@ uint64_t act_bytes(const mm::WeightType& wt, const zen_tensor& a, const zen_tens
   return align_up(rows(b) * mm::act_row_bytes(wt.act, a.ne[0]));
 }
 
-// Fewer columns than this keep the dot products: packing costs about a pass over the weights.
-constexpr int64_t kGemmMinColumns = 8;
 constexpr int64_t kMaxTileRows = 64;
+
+// The packed GEMM serves a product with this many activation columns: its weight type has one,
+// and enough columns share each packed panel to repay packing (GemmType::min_columns).
+const mm::GemmType* packed_gemm(const zen_tensor& a, int64_t columns) {
+  const mm::GemmType* g = mm::gemm_type(a.type);
+  return g && columns >= g->min_columns ? g : nullptr;
+}
 
 // Scratch of one thread's panels: a row tile of up to kMaxTileRows rows (0 without a GEMM).
 uint64_t panel_bytes_per_thread(const zen_tensor& a) {
@@ -79,16 +84,15 @@ struct Panels {
   const char* w = nullptr;
   int64_t m0 = -1, m1 = -1;
 
-  Panels(const zen_tensor& a, int64_t columns, void* scratch, int ith) {
-    if (columns < kGemmMinColumns) return;
-    type = mm::gemm_type(a.type);
-    buf = static_cast<char*>(scratch) + ith * panel_bytes_per_thread(a);
+  Panels(const zen_tensor& a, int64_t columns, void* scratch, int ith)
+      : type(packed_gemm(a, columns)) {
+    if (type) buf = static_cast<char*>(scratch) + ith * panel_bytes_per_thread(a);
   }
 };
 
 // Panel scratch of all threads for a product with `columns` activation columns.
 uint64_t panel_bytes(const zen_tensor& a, int64_t columns, int nth) {
-  return columns >= kGemmMinColumns ? static_cast<uint64_t>(nth) * panel_bytes_per_thread(a) : 0;
+  return packed_gemm(a, columns) ? static_cast<uint64_t>(nth) * panel_bytes_per_thread(a) : 0;
 }
 
 // Converts rows [share of ith] of b into the scratch, one activation row each.
@@ -166,12 +170,18 @@ void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t
   if (pn.type && n >= mm::kGemmCols) return tile_packed(pn, K, w, wrow, m0, m1, act, n, out);
   int64_t c = 0;
   if (wt.dot4) {
-    for (; c + 4 <= n; c += 4)
+    // Two or three columns left (a batch of 2-3 decode rows): one 4-column pass with the last
+    // column repeated costs less than a pass per column.
+    for (; c + 1 < n; c += 4) {
+      const int nc = static_cast<int>(std::min<int64_t>(4, n - c));
+      const void* a4[4];
+      for (int j = 0; j < 4; ++j) a4[j] = act[c + std::min(j, nc - 1)];
       for (int64_t m = m0; m < m1; ++m) {
         float r[4];
-        wt.dot4(K, w + m * wrow, act + c, r);
-        for (int j = 0; j < 4; ++j) *out(m, c + j) = r[j];
+        wt.dot4(K, w + m * wrow, a4, r);
+        for (int j = 0; j < nc; ++j) *out(m, c + j) = r[j];
       }
+    }
   }
   for (; c < n; ++c) {
     int64_t m = m0;

@@ -29,6 +29,10 @@ struct GemmType {
   void (*pack)(int64_t k, const char* w, size_t wrow, int rows, void* panel);
   // out[8 c + r] = (row r of the panel) . (activation row a[c]) for c < n (1..4), r < 8.
   void (*kernel)(int64_t k, const void* panel, const void* const* a, int n, float* out);
+  // Fewest activation columns worth packing for: packing costs a pass over the weights that
+  // below this the dot products' 4-column passes beat (zen-bench-matmul's BD cases, AVX2: the
+  // K-quants' richer unpacking moves it up, Q6_K's most).
+  int64_t min_columns;
 };
 
 // The packed GEMM of a weight type in this variant, or nullptr (the dot products serve it).

@@ -157,12 +157,12 @@ struct KK {
   };
 };
 
-constexpr GemmType kQ4_0{panel32_bytes, pack_q4_0, dispatch<K32<8, false>::At>};
-constexpr GemmType kQ5_0{panel32_bytes, pack_q5_0, dispatch<K32<4, false>::At>};
-constexpr GemmType kQ8_0{panel32_bytes, pack_q8_0, dispatch<K32<8, true>::At>};
-constexpr GemmType kQ4_K{panelK_bytes, pack_q4_K, dispatch<KK<4>::At>};
-constexpr GemmType kQ5_K{panelK_bytes, pack_q5_K, dispatch<KK<4>::At>};
-constexpr GemmType kQ6_K{panelK_bytes, pack_q6_K, dispatch<KK<2>::At>};
+constexpr GemmType kQ4_0{panel32_bytes, pack_q4_0, dispatch<K32<8, false>::At>, 8};
+constexpr GemmType kQ5_0{panel32_bytes, pack_q5_0, dispatch<K32<4, false>::At>, 8};  // no dot4
+constexpr GemmType kQ8_0{panel32_bytes, pack_q8_0, dispatch<K32<8, true>::At>, 16};
+constexpr GemmType kQ4_K{panelK_bytes, pack_q4_K, dispatch<KK<4>::At>, 16};
+constexpr GemmType kQ5_K{panelK_bytes, pack_q5_K, dispatch<KK<4>::At>, 24};
+constexpr GemmType kQ6_K{panelK_bytes, pack_q6_K, dispatch<KK<2>::At>, 64};
 
 }  // namespace
 
