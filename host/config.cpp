@@ -104,8 +104,8 @@ void apply_log(Config& c, const json& v, const std::string& src) {
 
 void apply_serve(Config& c, const json& v, const std::string& src) {
   only_keys(v, src, "serve",
-            {"parallel", "queue", "ctx", "prefill_chunk", "max_batch_tokens", "deterministic",
-             "frontends", "mcp_config"});
+            {"parallel", "queue", "ctx", "prefill_chunk", "max_batch_tokens",
+             "prefill_while_decoding", "deterministic", "frontends", "mcp_config"});
   ServeConfig& s = c.serve;
   auto count = [&](const char* key, unsigned& out, unsigned lo, unsigned hi) {
     if (!v.contains(key)) return;
@@ -114,11 +114,12 @@ void apply_serve(Config& c, const json& v, const std::string& src) {
     if (out < lo)
       fail(src, name, "must be at least " + std::to_string(lo) + ", got " + v[key].dump());
   };
-  count("parallel", s.parallel, 1, 1024);
+  count("parallel", s.parallel, 0, 1024);
   count("queue", s.queue, 0, 1u << 20);
   count("ctx", s.ctx, 16, 1u << 24);
   count("prefill_chunk", s.prefill_chunk, 1, 1u << 20);
   count("max_batch_tokens", s.max_batch_tokens, 1, 1u << 20);
+  count("prefill_while_decoding", s.prefill_while_decoding, 1, 1u << 20);
   if (v.contains("deterministic")) {
     if (!v["deterministic"].is_boolean())
       fail(src, "serve.deterministic", "must be true or false, got " + v["deterministic"].dump());

@@ -22,13 +22,18 @@ enum class Pinning { none, cores };
 // `zen-engine serve`: how models are scheduled, and which frontend plugins start. Each
 // frontend's own settings ("frontend": {"http": {...}}) stay in Config::raw and reach the
 // plugin as its config JSON.
+// serve.parallel 0 ("auto"): admission follows the KV cache's free blocks alone, up to this.
+inline constexpr unsigned kAutoParallel = 256;
+
 struct ServeConfig {
-  unsigned parallel = 8;            // sequences decoding together per model
-  unsigned queue = 64;              // requests waiting per model before 429
-  unsigned ctx = 8192;              // KV cache cells per model, shared by its sequences
-  unsigned prefill_chunk = 256;     // prompt tokens per sequence per step
-  unsigned max_batch_tokens = 512;  // tokens per step
-  bool deterministic = false;       // seeded output independent of concurrent requests
+  unsigned parallel = 0;                 // sequences decoding together per model; 0: as many as the
+                                         // KV cache holds (at most kAutoParallel)
+  unsigned queue = 64;                   // requests waiting per model before 429
+  unsigned ctx = 8192;                   // KV cache cells per model, shared by its sequences
+  unsigned prefill_chunk = 256;          // prompt tokens per sequence per step
+  unsigned max_batch_tokens = 512;       // tokens per step
+  unsigned prefill_while_decoding = 64;  // prompt tokens per step while others generate
+  bool deterministic = false;            // seeded output independent of concurrent requests
   std::vector<std::string> frontends = {"http"};
   std::string mcp_config;  // MCP servers whose tools the models may call (docs/MCP-CLIENT.md)
 };

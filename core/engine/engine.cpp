@@ -23,6 +23,7 @@ void check_params(const EngineParams& p) {
   need(p.max_batch_tokens > p.max_running,
        "max_batch_tokens must exceed max_running (a decode token each, and room for a prompt)");
   need(p.prefill_chunk <= p.max_batch_tokens, "prefill_chunk must be <= max_batch_tokens");
+  need(p.prefill_while_decoding >= 1, "prefill_while_decoding must be >= 1");
 }
 
 std::string vocab_error(const char* what, size_t index, int32_t id, int32_t n_vocab) {

@@ -35,8 +35,12 @@ struct EngineParams {
   uint32_t max_queued = 64;         // waiting requests beyond which submit() throws QueueFull
   uint32_t prefill_chunk = 256;     // prompt tokens per sequence per step (chunked prefill)
   uint32_t max_batch_tokens = 512;  // tokens per step over all sequences
-  uint32_t n_ctx_per_seq = 0;       // longest prompt + generation; 0 = the model's n_ctx_train,
-                                    // capped at the cache size
+  // Prompt tokens a step may carry while other sequences are generating: a step's time is the
+  // inter-token latency of every running stream, so a long prompt enters in small chunks
+  // beside them (max_batch_tokens still applies when nothing is generating).
+  uint32_t prefill_while_decoding = 64;
+  uint32_t n_ctx_per_seq = 0;  // longest prompt + generation; 0 = the model's n_ctx_train,
+                               // capped at the cache size
   // A seeded request gives the same tokens alone or alongside others: each sequence runs in
   // its own micro-batch, prefill chunks depend on the request alone, and the Context must be
   // built with ContextParams::gather_kv.

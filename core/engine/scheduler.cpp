@@ -31,7 +31,8 @@ Scheduler::Scheduler(model::Context& ctx, const EngineParams& params, uint32_t n
     : ctx_(ctx),
       kv_(ctx.kv()),
       params_(params),
-      limits_{params.prefill_chunk, params.max_batch_tokens, params.deterministic},
+      limits_{params.prefill_chunk, params.max_batch_tokens, params.prefill_while_decoding,
+              params.deterministic},
       n_ctx_per_seq_(n_ctx_per_seq),
       metrics_(metrics) {}
 
@@ -164,7 +165,8 @@ bool Scheduler::try_admit(Sequence& s) {
     attached = attached / chunk * chunk;
     kv_.seq_truncate(seq, static_cast<int32_t>(attached));
   }
-  // Blocks the running prompts still need are spoken for.
+  // Blocks the running prompts still need are spoken for (and the generating sequences' next
+  // tokens: their pending() is 1).
   uint32_t promised = 0;
   for (const Sequence* r : running_) promised += kv_.blocks_needed(r->seq, r->pending());
   const uint32_t need = kv_.blocks_needed(seq, len - attached);

@@ -38,6 +38,7 @@ StepPlan plan_step(std::span<Sequence* const> running, const model::KvCache& kv,
   }
   uint32_t budget =
       limits.max_batch_tokens - std::min<uint32_t>(limits.max_batch_tokens, plan.n_tokens());
+  if (!plan.work.empty()) budget = std::min(budget, limits.prefill_while_decoding);
   bool oldest = true;
   for (Sequence* s : running) {
     if (decoding(*s, limits.deterministic)) continue;

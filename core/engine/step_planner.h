@@ -15,6 +15,7 @@ namespace zen::engine {
 struct StepLimits {
   uint32_t prefill_chunk = 256;
   uint32_t max_batch_tokens = 512;
+  uint32_t prefill_while_decoding = 64;  // prompt tokens in a step that also has decode tokens
   // Chunks are aligned to multiples of prefill_chunk and capped at the prompt's end, and tokens
   // past the prompt run one at a time, so how a sequence is cut depends on it alone.
   bool deterministic = false;
@@ -34,9 +35,10 @@ struct StepPlan {
   uint32_t n_tokens() const;
 };
 
-// running: in admission order. Decode tokens are never dropped for a prompt chunk; a step that
-// cannot give every generating sequence its token, or that would schedule nothing at all, is
-// short_of_blocks.
+// running: in admission order. Decode tokens are never dropped for a prompt chunk; prompt
+// chunks fill max_batch_tokens, or at most prefill_while_decoding tokens when the step also
+// decodes. A step that cannot give every generating sequence its token, or that would schedule
+// nothing at all, is short_of_blocks.
 StepPlan plan_step(std::span<Sequence* const> running, const model::KvCache& kv,
                    const StepLimits& limits);
 

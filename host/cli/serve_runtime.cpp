@@ -27,9 +27,13 @@ serving::ModelOptions model_options(const host::ServeConfig& s, const EngineOpti
   serving::ModelOptions m;
   m.n_ctx = o.ctx ? o.ctx : s.ctx;
   m.engine.deterministic = o.deterministic || s.deterministic;
-  m.engine.max_running = o.parallel ? o.parallel : s.parallel;
+  // Auto: the sequences running together are as many as the KV cache admits (the engine admits
+  // a request only when the blocks its prompt needs are free), as llama-server's and vLLM's do.
+  const unsigned parallel = o.parallel ? o.parallel : s.parallel;
+  m.engine.max_running = parallel ? parallel : host::kAutoParallel;
   m.engine.max_queued = o.queue_given ? o.queue : s.queue;
   m.engine.prefill_chunk = s.prefill_chunk;
+  m.engine.prefill_while_decoding = s.prefill_while_decoding;
   // Room for one decode token per running sequence and at least one prompt token.
   m.engine.max_batch_tokens = std::max(s.max_batch_tokens, m.engine.max_running + 1);
   return m;
@@ -58,7 +62,8 @@ void add_engine_options(po::options_description& desc, EngineOptions& o) {
                      "model to serve: a name in the store or a GGUF path (repeatable)")(
       "alias", po::value(&o.aliases)->composing(),
       "id clients use for the -m at the same position (default: the file stem)")(
-      "parallel", po::value(&o.parallel), "sequences decoding together per model (default 8)")(
+      "parallel", po::value(&o.parallel),
+      "sequences decoding together per model (default: as many as the KV cache holds)")(
       "queue", po::value(&o.queue), "waiting requests per model before 429 (default 64)")(
       "ctx", po::value(&o.ctx), "KV cache tokens per model, shared by its requests (default 8192)")(
       "deterministic", "seeded requests give the same text alone or under load")(

@@ -52,6 +52,25 @@ TEST(StepPlanner, DecodeTokensFirstThenChunksWithinTheBudget) {
   EXPECT_EQ(p.n_tokens(), 5u);
 }
 
+TEST(StepPlanner, PromptTokensBesideDecodeTokensAreCapped) {
+  model::KvCache kv = small_cache();
+  Sequence prefill = running(kv, 0, 20, 20, 0);
+  Sequence decode = running(kv, 1, 3, 4, 3);
+  const StepLimits limits{.prefill_chunk = 16, .max_batch_tokens = 64, .prefill_while_decoding = 5};
+  // Someone is generating: the prompt enters 5 tokens at a time, so that step stays short.
+  std::vector<Sequence*> both{&prefill, &decode};
+  StepPlan p = plan_step(both, kv, limits);
+  ASSERT_EQ(p.work.size(), 2u);
+  EXPECT_EQ(p.work[0].seq, &decode);
+  EXPECT_EQ(p.work[1].n, 5u);
+  EXPECT_EQ(p.n_tokens(), 6u);
+  // Nobody is generating: the whole prefill_chunk.
+  std::vector<Sequence*> alone{&prefill};
+  p = plan_step(alone, kv, limits);
+  ASSERT_EQ(p.work.size(), 1u);
+  EXPECT_EQ(p.work[0].n, 16u);
+}
+
 TEST(StepPlanner, DeterministicChunksAreAlignedAndNeverCut) {
   model::KvCache kv = small_cache();
   Sequence a = running(kv, 0, 20, 20, 3);  // next chunk: [3, 8)
