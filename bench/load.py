@@ -29,7 +29,9 @@ class RequestResult:
     ok: bool
     ttft: float = 0.0  # seconds from sending to the first generated token
     gaps: list = field(default_factory=list)  # seconds between successive token events
-    tokens: int = 0
+    tokens: int = 0  # completion tokens: the stream's usage, else the token-bearing events
+    events: int = 0  # token-bearing events (a server may send more than one token per event)
+    prompt_tokens: int = 0  # from the stream's usage, 0 when the server sent none
     error: str = ""
 
 
@@ -127,6 +129,7 @@ class Client:
                     continue
                 if event.get("usage"):
                     usage_tokens = event["usage"].get("completion_tokens")
+                    result.prompt_tokens = event["usage"].get("prompt_tokens") or 0
                 if not any(token_bearing(c) for c in event.get("choices", [])):
                     continue
                 now = time.perf_counter()
@@ -141,6 +144,7 @@ class Client:
                 self.conn.close()
             self.conn = None
             return RequestResult(False, error=f"{type(e).__name__}: {e}")
+        result.events = events
         result.tokens = usage_tokens if usage_tokens is not None else events
         if last is None and result.ok:
             result.ttft = time.perf_counter() - start
@@ -190,6 +194,7 @@ def summarize(results, elapsed):
     return {
         "requests": len(results), "errors": len(results) - len(ok),
         "elapsed_s": round(elapsed, 3), "generated_tokens": tokens,
+        "token_events": sum(r.events for r in ok),
         "tokens_per_s": round(tokens / elapsed, 2) if elapsed > 0 else 0.0,
         "ttft_ms": {p: ms(percentile(ttft, p)) for p in (50, 90, 99)},
         "itl_ms": {p: ms(percentile(gaps, p)) for p in (50, 90, 99)},
