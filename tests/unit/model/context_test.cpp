@@ -149,12 +149,18 @@ TEST_P(ContextOnTinyModel, GatheredLogitsAreBitIdenticalWhereverTheBlocksSit) {
   const Rows plain_got = run_subject(*plain_crowded, 3, [&] {
     if (round++ > 0) occupy(*plain_crowded, ids_, 13, 4);
   });
-  std::printf("  %s: cell mode crowded vs alone: max abs %.3g (%s)\n", GetParam().c_str(),
-              max_abs_diff(plain_got, plain_want),
-              bit_identical(plain_got, plain_want) ? "bit-identical" : "not bit-identical");
-  EXPECT_LE(max_abs_diff(plain_got, plain_want), 1e-4);
+  // Rounding: relative to the logits' scale (float's 2^-24 grows through the layers; the
+  // AVX-512 build's qwen3 differs by 1.5e-4 on logits up to 21, 7e-6 of them).
+  double scale = 0;
+  for (const auto& row : plain_want)
+    for (float v : row) scale = std::max(scale, std::fabs(static_cast<double>(v)));
+  const double bound = std::max(1e-4, 1e-5 * scale);
+  std::printf("  %s: cell mode crowded vs alone: max abs %.3g (%s), logits up to %.3g\n",
+              GetParam().c_str(), max_abs_diff(plain_got, plain_want),
+              bit_identical(plain_got, plain_want) ? "bit-identical" : "not bit-identical", scale);
+  EXPECT_LE(max_abs_diff(plain_got, plain_want), bound);
   // Gathering changes no result beyond rounding either.
-  EXPECT_LE(max_abs_diff(want, plain_want), 1e-4);
+  EXPECT_LE(max_abs_diff(want, plain_want), bound);
 }
 
 // The attached cells hold K/V that the same batch (same tokens, positions and graph shape)
