@@ -29,6 +29,7 @@ class RequestResult:
     ok: bool
     ttft: float = 0.0  # seconds from sending to the first generated token
     gaps: list = field(default_factory=list)  # seconds between successive token events
+    ends: list = field(default_factory=list)  # perf_counter() at the end of each gap
     tokens: int = 0  # completion tokens: the stream's usage, else the token-bearing events
     events: int = 0  # token-bearing events (a server may send more than one token per event)
     prompt_tokens: int = 0  # from the stream's usage, 0 when the server sent none
@@ -137,6 +138,7 @@ class Client:
                     result.ttft = now - start
                 else:
                     result.gaps.append(now - last)
+                    result.ends.append(now)
                 last = now
                 events += 1
         except (OSError, http.client.HTTPException, ValueError) as e:
