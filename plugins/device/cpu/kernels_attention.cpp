@@ -656,9 +656,7 @@ struct Plan {
   int64_t chunk;    // query heads per work item (<= kMaxHeads)
   int64_t chunks;   // chunks per kv head
   int64_t rows;     // most query rows per work item
-  int64_t tblocks;  // blocks of rows per sequence (fewest: `rows` rows each)
-  int64_t items;    // S * tblocks * Hkv * chunks (fewest: a mask can split blocks)
-  int64_t parts;    // KV parts per item (1: no split); a mask's finer blocks may use fewer
+  int64_t parts;    // KV parts per item (1: no split) at the fewest items (blocks of `rows`)
   int64_t scratch;  // floats of per-thread scratch
   int64_t partial;  // floats of one (query row, part) partial: m, l, acc[Dv] (padded)
   int64_t mrows;    // mask rows read into bitmaps (T x M2 x M3; 0 without a mask)
@@ -708,9 +706,7 @@ Plan make_plan(const zen_tensor* const* src, int nth) {
   p.chunks = (p.group + kMaxHeads - 1) / kMaxHeads;
   p.chunk = (p.group + p.chunks - 1) / p.chunks;
   p.rows = std::clamp<int64_t>(kMaxLanes / p.chunk, 1, std::max<int64_t>(p.T, 1));
-  p.tblocks = (p.T + p.rows - 1) / p.rows;
-  p.items = p.S * p.tblocks * p.Hkv * p.chunks;
-  p.parts = kv_parts(p.items, p.L, nth);
+  p.parts = kv_parts(p.S * ((p.T + p.rows - 1) / p.rows) * p.Hkv * p.chunks, p.L, nth);
   p.words = (p.L + kChunk * 64 - 1) / (kChunk * 64);
   if (const zen_tensor* m = src[3]) p.mrows = p.T * m->ne[2] * m->ne[3];
   // per lane: q, acc, scores, (m, l); shared: kVRows K or V rows as float; the item's bitmap
@@ -852,7 +848,7 @@ int64_t next_chunk(const uint64_t* vis, int64_t c, int64_t c1) {
 
 // Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
 // lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo;
-// bits: the mask rows' chunk bitmaps (nullptr: every chunk).
+// bits: the mask rows' chunk bitmaps (nullptr without a mask: every chunk).
 void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
   const int64_t pD = pad16(p.D), prow = row_floats(p);
   int64_t k0 = p.L, k1 = 0;
@@ -877,13 +873,17 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
     mnb0 = static_cast<int64_t>(c.mask->nb[0]);
   }
   const bool mask_f16 = c.mask && c.mask->type == ZEN_TYPE_F16;
-  // With a mask, only the chunks some lane's mask row opens are walked (Plan).
+  // With a mask, only the chunks some lane's mask row opens are walked (Plan); lanes of one row
+  // share a mask row unless the mask has one per head.
   const uint64_t* vis = nullptr;
-  if (c.mask && bits) {
+  if (bits) {
     std::fill(g.vis, g.vis + p.words, 0);
+    int64_t last = -1;
     for (int64_t i = 0; i < g.nl; ++i) {
-      const uint64_t* b = bits + mask_row(*c.mask, p.T, g.t[i], g.h[i], g.s) * p.words;
-      for (int64_t w = 0; w < p.words; ++w) g.vis[w] |= b[w];
+      const int64_t r = mask_row(*c.mask, p.T, g.t[i], g.h[i], g.s);
+      if (r == last) continue;
+      last = r;
+      for (int64_t w = 0; w < p.words; ++w) g.vis[w] |= bits[r * p.words + w];
     }
     vis = g.vis;
   }
