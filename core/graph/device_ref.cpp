@@ -21,6 +21,15 @@ void DeviceRef::check(zen_status st, std::string_view what) const {
   throw Error(st, why.empty() ? msg + " (status " + std::to_string(st) + ")" : msg + ": " + why);
 }
 
+bool DeviceRef::counters(zen_device_counters& out) const {
+  if (!dev || !ZEN_HAS_MEMBER(table, zen_device_v1, get_proc) || !table->get_proc) return false;
+  auto fn =
+      reinterpret_cast<zen_device_counters_fn>(table->get_proc(dev, ZEN_DEVICE_COUNTERS_PROC));
+  out = zen_device_counters{};
+  out.h = ZEN_HDR_INIT(zen_device_counters);
+  return fn && fn(dev, &out) == ZEN_OK;
+}
+
 void* DeviceRef::host_ptr(zen_buffer* buf, uint64_t offset) const {
   if (!buf || !host_visible()) return nullptr;
   void* p = table->buffer_host_ptr(dev, buf);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <zen/device.h>
+#include <zen/device_counters.h>
 
 namespace zen::graph {
 
@@ -25,6 +26,9 @@ struct DeviceRef {
   std::string error() const;
   // Throws zen::Error "<id>: <what>: <device's last error>" unless st is ZEN_OK.
   void check(zen_status st, std::string_view what) const;
+
+  // The device's "zen_device_counters" (zen/device_counters.h), or false when it keeps none.
+  bool counters(zen_device_counters& out) const;
 
   // Host address of a buffer (plus offset), or nullptr when the buffer is not host-visible.
   void* host_ptr(zen_buffer* buf, uint64_t offset) const;

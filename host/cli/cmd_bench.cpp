@@ -9,16 +9,22 @@
 // lock-step, as a server's decode steps append them, so each sequence's KV blocks interleave
 // with the others' across the cache; their contents are not computed (attention's cost does not
 // depend on the values), which keeps a 64 x 256-position setup instant.
+//
+// -v adds, per test and device, the work per step the device counted over the timed runs
+// (submits, host waits, dispatches, barriers, recordings, bytes moved, allocations: the
+// "zen_device_counters" extension); --json always carries it, under "device_work".
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
+#include <zen/device_counters.h>
 #include <nlohmann/json.hpp>
 
 #include "context.h"
@@ -33,6 +39,7 @@ struct TestResult {
   int n_prompt = 0, n_gen = 0;
   std::vector<double> samples_ts;
   int n_seq = 1;  // sequences decoding together (batched decode: n_prompt is their KV length)
+  nlohmann::json device_work = nlohmann::json::object();
   double mean() const {
     double s = 0;
     for (double x : samples_ts) s += x;
@@ -98,6 +105,57 @@ double run_batched_decode(model::Context& ctx, int n_seq, int kv_len, int steps,
   return static_cast<double>(n_seq) * steps / seconds_since(t0);
 }
 
+// The counters a report shows, in its order.
+constexpr std::pair<const char*, uint64_t zen_device_counters::*> kCounters[] = {
+    {"submits", &zen_device_counters::submits},
+    {"host_waits", &zen_device_counters::host_waits},
+    {"dispatches", &zen_device_counters::dispatches},
+    {"barriers", &zen_device_counters::barriers},
+    {"recordings", &zen_device_counters::recordings},
+    {"replays", &zen_device_counters::replays},
+    {"descriptor_writes", &zen_device_counters::descriptor_writes},
+    {"upload_bytes", &zen_device_counters::upload_bytes},
+    {"download_bytes", &zen_device_counters::download_bytes},
+    {"allocations", &zen_device_counters::allocations}};
+
+// Each device's counters now (nullopt: it keeps none).
+std::vector<std::optional<zen_device_counters>> count(const std::vector<graph::DeviceRef>& devs) {
+  std::vector<std::optional<zen_device_counters>> out;
+  for (const graph::DeviceRef& d : devs) {
+    zen_device_counters c;
+    out.push_back(d.counters(c) ? std::optional(c) : std::nullopt);
+  }
+  return out;
+}
+
+// {device id: {counter: per step, ..., "allocated_bytes": held at the end}} between two counts.
+nlohmann::json work_per_step(const std::vector<graph::DeviceRef>& devs,
+                             const std::vector<std::optional<zen_device_counters>>& before,
+                             double steps) {
+  nlohmann::json out = nlohmann::json::object();
+  const auto after = count(devs);
+  for (size_t i = 0; i < devs.size(); ++i) {
+    if (!before[i] || !after[i]) continue;
+    nlohmann::json w;
+    for (auto [name, member] : kCounters)
+      w[name] = static_cast<double>((*after[i]).*member - (*before[i]).*member) / steps;
+    w["allocated_bytes"] = after[i]->allocated_bytes;
+    out[devs[i].id] = w;
+  }
+  return out;
+}
+
+std::string bytes_text(double b) {
+  char s[32];
+  if (b < 10240)
+    std::snprintf(s, sizeof s, "%.0f B", b);
+  else if (b < 10 * 1048576.0)
+    std::snprintf(s, sizeof s, "%.1f KiB", b / 1024);
+  else
+    std::snprintf(s, sizeof s, "%.1f MiB", b / 1048576);
+  return s;
+}
+
 std::vector<int> parse_counts(const std::string& list) {
   std::vector<int> out;
   std::stringstream in(list);
@@ -126,12 +184,13 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
       "kv-len", po::value<int>()->default_value(256),
       "batched decode: cached positions per sequence")(
       "decode-steps", po::value<int>()->default_value(16), "batched decode: steps per run")(
+      "verbose,v", "also print each device's work per step (submits, waits, dispatches, ...)")(
       "json", "print one JSON object")("help,h", "show this help");
   DeviceFlags devices;
   devices.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || !vm.count("model")) {
-    std::cout << "usage: zen-engine bench -m MODEL [-p 512] [-n 128] [-t N] [-r 3] [--json]\n"
+    std::cout << "usage: zen-engine bench -m MODEL [-p 512] [-n 128] [-t N] [-r 3] [-v] [--json]\n"
               << desc;
     return vm.count("help") ? 0 : 2;
   }
@@ -167,19 +226,24 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   model::Context& ctx = lm.context();
   const int32_t n_vocab = ctx.probe_n_vocab();
 
+  const auto& devs = lm.devices();
   std::vector<TestResult> results;
   if (n_prompt > 0) {
     TestResult r{"pp" + std::to_string(n_prompt), n_prompt, 0, {}, 1};
     const std::vector<int32_t> ids = random_tokens(n_prompt, n_vocab, 1);
     run_prompt(ctx, ids);  // warm-up: page in the weights, plan the graph
+    const auto before = count(devs);
     for (int i = 0; i < reps; ++i) r.samples_ts.push_back(run_prompt(ctx, ids));
+    r.device_work = work_per_step(devs, before, reps);
     results.push_back(r);
   }
   if (n_gen > 0) {
     TestResult r{"tg" + std::to_string(n_gen), 0, n_gen, {}, 1};
     const std::vector<int32_t> ids = random_tokens(n_gen, n_vocab, 2);
     run_generate(ctx, ids);
+    const auto before = count(devs);
     for (int i = 0; i < reps; ++i) r.samples_ts.push_back(run_generate(ctx, ids));
+    r.device_work = work_per_step(devs, before, static_cast<double>(reps) * n_gen);
     results.push_back(r);
   }
 
@@ -187,8 +251,10 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
     TestResult r{"bd" + std::to_string(n_seq), kv_len, n_seq * steps, {}, n_seq};
     const std::vector<int32_t> ids = random_tokens(n_seq * steps, n_vocab, 3);
     run_batched_decode(ctx, n_seq, kv_len, steps, ids);
+    const auto before = count(devs);
     for (int i = 0; i < reps; ++i)
       r.samples_ts.push_back(run_batched_decode(ctx, n_seq, kv_len, steps, ids));
+    r.device_work = work_per_step(devs, before, static_cast<double>(reps) * steps);
     results.push_back(r);
   }
 
@@ -206,7 +272,8 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
                               {"n_seq", r.n_seq},
                               {"avg_ts", r.mean()},
                               {"stddev_ts", r.stddev()},
-                              {"samples_ts", r.samples_ts}});
+                              {"samples_ts", r.samples_ts},
+                              {"device_work", r.device_work}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -225,6 +292,28 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   if (!seq_counts.empty())
     std::cout << "\nbdN: N sequences of " << kv_len << " cached positions, " << steps
               << " steps of one token each\n";
+  if (vm.count("verbose")) {
+    std::cout << "\ndevice work per step (a step: the whole prompt, one token, or one batch):\n";
+    for (const TestResult& r : results)
+      for (const auto& [id, w] : r.device_work.items()) {
+        char line[512];
+        std::snprintf(
+            line, sizeof line,
+            "  %-6s %s: %.2f submits, %.2f host waits, %.1f dispatches, %.1f barriers, "
+            "%.2f recordings, %.2f replays, %.1f descriptor writes, %s up, %s down, "
+            "%.2f allocations; %s held\n",
+            r.name.c_str(), id.c_str(), w["submits"].get<double>(), w["host_waits"].get<double>(),
+            w["dispatches"].get<double>(), w["barriers"].get<double>(),
+            w["recordings"].get<double>(), w["replays"].get<double>(),
+            w["descriptor_writes"].get<double>(),
+            bytes_text(w["upload_bytes"].get<double>()).c_str(),
+            bytes_text(w["download_bytes"].get<double>()).c_str(), w["allocations"].get<double>(),
+            bytes_text(static_cast<double>(w["allocated_bytes"].get<uint64_t>())).c_str());
+        std::cout << line;
+      }
+    if (results.empty() || results.front().device_work.empty())
+      std::cout << "  (no device here keeps counters: the CPU device has none)\n";
+  }
   return 0;
 }
 

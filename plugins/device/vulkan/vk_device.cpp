@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include <zen/plugin.hpp>
 
@@ -13,9 +14,46 @@ namespace zen_vk {
 namespace {
 
 constexpr uint64_t kStagingBytes = 32ull << 20;  // uploads/downloads go through in such chunks
+// Uploads of at most kStageMax bytes wait in a ring of kRingBytes for the next command buffer.
+constexpr uint64_t kRingBytes = 4ull << 20, kStageMax = 1ull << 20;
+// Downloads learned as a recording's readbacks, at most this many bytes per recording.
+constexpr uint64_t kReadbackMax = 16ull << 20;
+// Recorded graphs kept for replay (a server alternates a few shapes: prefill, decode, ...).
+constexpr size_t kMaxRecordings = 8;
 // Descriptor sets per graph node the pool is sized for: most nodes take one dispatch; concat
 // and tensors split into windows take a few (nodes that take none leave room for them).
 constexpr uint32_t kSetsPerNode = 8;
+
+uint64_t align16(uint64_t v) { return (v + 15) & ~uint64_t{15}; }
+
+// Which bindings (positions in dispatch()'s list) each shader writes; the others it only
+// reads. A shader missing here is taken to write all of them (always a barrier: safe).
+uint32_t writes_of(Shader s) {
+  switch (s) {
+    case Shader::kCopy:
+    case Shader::kUnary:
+    case Shader::kRmsNorm:
+    case Shader::kArgsort:
+    case Shader::kQuantizeAct:
+      return 1u << 1;
+    case Shader::kGetRows:
+    case Shader::kSetRows:
+    case Shader::kBinary:
+    case Shader::kSoftmax:
+    case Shader::kMatmul:
+      return 1u << 2;
+    case Shader::kRope:
+      return 1u << 3;
+    case Shader::kAttention:
+      return 1u << 4;
+    default:
+      return ~0u;
+  }
+}
+
+bool overlaps(VkBuffer b, uint64_t lo, uint64_t hi, VkBuffer c, uint64_t clo, uint64_t chi) {
+  return b == c && lo < chi && clo < hi;
+}
 
 Buffer& buffer(zen_buffer* b) {
   if (!b) throw zen::Error(ZEN_ERR_INVALID_ARG, "vulkan: NULL buffer");
@@ -73,7 +111,6 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
     cai.commandPool = cmd_pool_;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(dev_, &cai, &cmd_), "vkAllocateCommandBuffers");
     check(vkAllocateCommandBuffers(dev_, &cai, &xfer_cmd_), "vkAllocateCommandBuffers");
     VkFenceCreateInfo fci{};
     fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
@@ -128,21 +165,22 @@ void VulkanDevice::destroy() {
   pipelines_ = {};
   modules_ = {};
   if (cache_) vkDestroyPipelineCache(dev_, cache_, nullptr);
-  if (desc_pool_) vkDestroyDescriptorPool(dev_, desc_pool_, nullptr);
+  drop_recordings(nullptr);
   if (layout_) vkDestroyPipelineLayout(dev_, layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(dev_, set_layout_, nullptr);
-  if (staging_) {
-    vkUnmapMemory(dev_, staging_->memory);
-    destroy_buffer(staging_);
-  }
+  for (auto [b, map] : {std::pair{staging_, staging_map_}, std::pair{ring_, ring_map_},
+                        std::pair{readback_, readback_map_}})
+    if (b) {
+      if (map) vkUnmapMemory(dev_, b->memory);
+      destroy_buffer(b);
+    }
   if (status_) {
     vkUnmapMemory(dev_, status_->memory);
     destroy_buffer(status_);
   }
   if (placeholder_) destroy_buffer(placeholder_);
   if (scratch_) destroy_buffer(scratch_);
-  for (Buffer* b : retired_) destroy_buffer(b);
-  retired_.clear();
+  free_retired();
   if (fence_) vkDestroyFence(dev_, fence_, nullptr);
   if (xfer_fence_) vkDestroyFence(dev_, xfer_fence_, nullptr);
   if (cmd_pool_) vkDestroyCommandPool(dev_, cmd_pool_, nullptr);
@@ -180,6 +218,8 @@ Buffer* VulkanDevice::make_buffer(uint64_t bytes, VkBufferUsageFlags usage,
   try {
     mai.memoryTypeIndex = memory_type(req.memoryTypeBits, props);
     check(vkAllocateMemory(dev_, &mai, nullptr, &b->memory), "vkAllocateMemory");
+    ++counters_.allocations;
+    counters_.allocated_bytes += b->size;
     check(vkBindBufferMemory(dev_, b->buffer, b->memory, 0), "vkBindBufferMemory");
   } catch (...) {
     destroy_buffer(b.release());
@@ -191,7 +231,10 @@ Buffer* VulkanDevice::make_buffer(uint64_t bytes, VkBufferUsageFlags usage,
 void VulkanDevice::destroy_buffer(Buffer* b) {
   if (!b) return;
   if (b->buffer) vkDestroyBuffer(dev_, b->buffer, nullptr);
-  if (b->memory) vkFreeMemory(dev_, b->memory, nullptr);
+  if (b->memory) {
+    vkFreeMemory(dev_, b->memory, nullptr);
+    counters_.allocated_bytes -= b->size;
+  }
   delete b;
 }
 
@@ -205,14 +248,27 @@ zen_buffer* VulkanDevice::alloc(uint64_t bytes) {
 
 void VulkanDevice::free(zen_buffer* b) {
   if (!b) return;
-  wait_pending();  // a graph in flight may still use it
+  wait_pending();   // a graph in flight may still use it
+  flush_uploads();  // staged copies may name it
+  // Recordings and their readbacks may bind it (frees are rare: a re-plan growing an arena).
+  drop_recordings(nullptr);
   destroy_buffer(reinterpret_cast<Buffer*>(b));
+}
+
+void VulkanDevice::wait(VkFence fence) {
+  check(vkWaitForFences(dev_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  ++counters_.host_waits;
 }
 
 void VulkanDevice::wait_pending() {
   if (!pending_) return;
   pending_ = false;
-  check(vkWaitForFences(dev_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  wait(fence_);
+}
+
+void VulkanDevice::free_retired() {
+  for (Buffer* b : retired_) destroy_buffer(b);
+  retired_.clear();
 }
 
 void VulkanDevice::synchronize() {
@@ -235,17 +291,18 @@ void VulkanDevice::ensure_staging() {
   check(vkMapMemory(dev_, staging_->memory, 0, VK_WHOLE_SIZE, 0, &staging_map_), "vkMapMemory");
 }
 
-// One transfer command buffer, submitted and waited for (uploads and downloads are
-// synchronous in the device ABI).
-void VulkanDevice::submit(VkCommandBuffer cmd, VkFence fence) {
+void VulkanDevice::submit(std::initializer_list<VkCommandBuffer> cmds, VkFence fence) {
   VkSubmitInfo si{};
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cmd;
+  si.commandBufferCount = static_cast<uint32_t>(cmds.size());
+  si.pCommandBuffers = cmds.begin();
   check(vkResetFences(dev_, 1, &fence), "vkResetFences");
   check(vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+  ++counters_.submits;
 }
 
+// One transfer command buffer, submitted and waited for (uploads and downloads are
+// synchronous in the device ABI).
 void VulkanDevice::run_transfer(const std::function<void(VkCommandBuffer)>& record) {
   check(vkResetCommandBuffer(xfer_cmd_, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{};
@@ -254,14 +311,61 @@ void VulkanDevice::run_transfer(const std::function<void(VkCommandBuffer)>& reco
   check(vkBeginCommandBuffer(xfer_cmd_, &bi), "vkBeginCommandBuffer");
   record(xfer_cmd_);
   check(vkEndCommandBuffer(xfer_cmd_), "vkEndCommandBuffer");
-  submit(xfer_cmd_, xfer_fence_);
-  check(vkWaitForFences(dev_, 1, &xfer_fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  submit({xfer_cmd_}, xfer_fence_);
+  wait(xfer_fence_);
+}
+
+void VulkanDevice::record_copies(VkCommandBuffer cmd, const std::vector<StagedCopy>& copies) {
+  if (copies.empty()) return;
+  for (const StagedCopy& c : copies) {
+    VkBufferCopy region{c.ring_offset, c.dst_offset, c.bytes};
+    vkCmdCopyBuffer(cmd, ring_->buffer, c.dst->buffer, 1, &region);
+  }
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask =
+      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
+                       &mb, 0, nullptr, 0, nullptr);
+}
+
+void VulkanDevice::flush_uploads() {
+  if (staged_.empty()) return;
+  run_transfer([&](VkCommandBuffer c) { record_copies(c, staged_); });
+  staged_.clear();
+  ring_used_ = 0;
 }
 
 void VulkanDevice::upload(zen_buffer* b, uint64_t off, const void* src, uint64_t bytes) {
   Buffer& buf = buffer(b);
   check_range(buf, off, bytes, "upload");
-  wait_pending();
+  wait_pending();  // the graph in flight may read what this overwrites, or the ring
+  readback_valid_ = false;
+  after_run_ = false;
+  counters_.upload_bytes += bytes;
+  if (bytes == 0) return;
+  if (bytes <= kStageMax) {
+    if (staged_.empty()) ring_used_ = 0;
+    // Copies in one command buffer are unordered: an overlapping one goes after a flush.
+    bool overlap = ring_used_ + align16(bytes) > kRingBytes;
+    for (const StagedCopy& c : staged_)
+      overlap =
+          overlap || (c.dst == &buf && off < c.dst_offset + c.bytes && c.dst_offset < off + bytes);
+    if (overlap) flush_uploads();
+    if (!ring_) {
+      ring_ =
+          make_buffer(kRingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+      check(vkMapMemory(dev_, ring_->memory, 0, VK_WHOLE_SIZE, 0, &ring_map_), "vkMapMemory");
+    }
+    std::memcpy(static_cast<char*>(ring_map_) + ring_used_, src, bytes);
+    staged_.push_back({&buf, off, ring_used_, bytes});
+    ring_used_ += align16(bytes);
+    return;
+  }
+  flush_uploads();  // keeps overlapping writes in the order they were made
   ensure_staging();
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(kStagingBytes, bytes - done);
@@ -274,10 +378,34 @@ void VulkanDevice::upload(zen_buffer* b, uint64_t off, const void* src, uint64_t
   }
 }
 
+bool VulkanDevice::read_back(const Buffer& b, uint64_t off, void* dst, uint64_t bytes) {
+  if (!readback_valid_ || !last_run_) return false;
+  for (const Readback& r : last_run_->readbacks)
+    if (r.src == &b && off >= r.offset && off + bytes <= r.offset + r.bytes) {
+      std::memcpy(dst, static_cast<const char*>(readback_map_) + r.at + (off - r.offset), bytes);
+      return true;
+    }
+  return false;
+}
+
+void VulkanDevice::learn_readback(Buffer& b, uint64_t off, uint64_t bytes) {
+  if (!after_run_ || !last_run_) return;
+  std::vector<Readback>& list = last_run_->readbacks;
+  uint64_t at = 0;
+  for (const Readback& r : list) at = std::max(at, r.at + align16(r.bytes));
+  if (at + bytes > kReadbackMax) return;
+  ensure_readback(at + bytes);  // now, while warming up, not in a later step
+  list.push_back({&b, off, bytes, at});
+  last_run_->readbacks_recorded = false;
+}
+
 void VulkanDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t bytes) {
   Buffer& buf = buffer(b);
   check_range(buf, off, bytes, "download");
   wait_pending();
+  counters_.download_bytes += bytes;
+  if (bytes == 0 || read_back(buf, off, dst, bytes)) return;
+  flush_uploads();
   ensure_staging();
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(kStagingBytes, bytes - done);
@@ -288,6 +416,7 @@ void VulkanDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t byt
     std::memcpy(static_cast<char*>(dst) + done, staging_map_, n);
     done += n;
   }
+  learn_readback(buf, off, bytes);
 }
 
 VkPipeline VulkanDevice::pipeline(Shader s) {
@@ -322,6 +451,8 @@ Binding VulkanDevice::bind(const zen_tensor& t, uint64_t extent, uint64_t rel) c
   out.buffer = b.buffer;
   out.offset = start & ~(offset_align_ - 1);
   out.residual = static_cast<uint32_t>(start - out.offset);
+  out.lo = start;
+  out.hi = start + extent;
   // Bind as much as allowed (unaligned word loads may read a word past the tensor's end).
   const uint64_t alloc = (std::max<uint64_t>(b.size, 4) + 15) & ~uint64_t{15};
   out.range = std::min(alloc - out.offset, max_range_);
@@ -336,10 +467,12 @@ void VulkanDevice::dispatch(Shader s, std::initializer_list<Binding> binds, cons
                             size_t bytes, uint64_t groups) {
   if (groups == 0) return;
   if (groups > 65535ull * 65535ull) fail("dispatch of " + std::to_string(groups) + " groups");
+  if (!rec_) fail("dispatch outside a recording");
+  const VkCommandBuffer cmd = rec_->cmd;
   const VkPipeline p = pipeline(s);
   VkDescriptorSetAllocateInfo ai{};
   ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  ai.descriptorPool = desc_pool_;
+  ai.descriptorPool = rec_->pool;
   ai.descriptorSetCount = 1;
   ai.pSetLayouts = &set_layout_;
   VkDescriptorSet set = VK_NULL_HANDLE;
@@ -356,22 +489,47 @@ void VulkanDevice::dispatch(Shader s, std::initializer_list<Binding> binds, cons
   w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   w.pBufferInfo = info;
   vkUpdateDescriptorSets(dev_, 1, &w, 0, nullptr);
+  ++counters_.descriptor_writes;
 
-  vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p);
-  vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
-  vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+  // A barrier only where this dispatch reads or writes what one since the last barrier wrote,
+  // or writes what one read.
+  const uint32_t writes = writes_of(s);
+  bool hazard = false;
+  i = 0;
+  for (const Binding& b : binds) {
+    const bool w_i = (writes >> i++) & 1u;
+    if (b.lo == b.hi) continue;
+    for (const Range& r : written_)
+      hazard = hazard || overlaps(b.buffer, b.lo, b.hi, r.buffer, r.lo, r.hi);
+    if (w_i)
+      for (const Range& r : read_)
+        hazard = hazard || overlaps(b.buffer, b.lo, b.hi, r.buffer, r.lo, r.hi);
+  }
+  if (hazard) {
+    VkMemoryBarrier mb{};
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    ++rec_->barriers;
+    written_.clear();
+    read_.clear();
+  }
+  i = 0;
+  for (const Binding& b : binds) {
+    const bool w_i = (writes >> i++) & 1u;
+    if (b.lo != b.hi) (w_i ? written_ : read_).push_back({b.buffer, b.lo, b.hi});
+  }
+
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
+  vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                      static_cast<uint32_t>(std::min<size_t>(bytes, kPushBytes)), push);
   const uint32_t x = static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
   const uint32_t y = static_cast<uint32_t>((groups + x - 1) / x);
-  vkCmdDispatch(cmd_, x, y, 1);
-  // The next dispatch may read what this one wrote (or overwrite what it read).
-  VkMemoryBarrier mb{};
-  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  ++dispatches_;
+  vkCmdDispatch(cmd, x, y, 1);
+  ++rec_->dispatches;
 }
 
 bool VulkanDevice::supports_op(const zen_graph& g, int32_t node) {
@@ -381,50 +539,221 @@ bool VulkanDevice::supports_op(const zen_graph& g, int32_t node) {
 Binding VulkanDevice::scratch(uint64_t bytes) {
   if (bytes > max_range_) fail("scratch of " + std::to_string(bytes) + " bytes");
   if (!scratch_ || scratch_->size < bytes) {
-    if (scratch_) retired_.push_back(scratch_);
+    if (scratch_) {
+      // Other recordings bind the old buffer: they go. This one may too (an earlier node):
+      // it runs once and is then dropped with the old buffer.
+      retired_.push_back(scratch_);
+      drop_recordings(rec_);
+      if (rec_) rec_->one_shot = true;
+    }
     scratch_ = nullptr;
     scratch_ = make_buffer(std::max<uint64_t>(bytes, 1u << 20), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   }
-  return {scratch_->buffer, 0, VK_WHOLE_SIZE, 0};
+  return {scratch_->buffer, 0, VK_WHOLE_SIZE, 0, 0, bytes};
+}
+
+// Everything recording a graph reads: the graph's tensors (not their names or host
+// addresses) and the staged copies the command buffer starts with.
+void VulkanDevice::signature(const zen_graph& g, std::vector<uint64_t>& out) const {
+  out.clear();
+  auto put = [&](uint64_t v) { out.push_back(v); };
+  auto pair = [&](uint32_t a, uint32_t b) { put(uint64_t{a} | uint64_t{b} << 32); };
+  pair(g.n_tensors, g.n_nodes);
+  for (uint32_t n = 0; n < g.n_nodes; n += 2)
+    pair(static_cast<uint32_t>(g.nodes[n]),
+         n + 1 < g.n_nodes ? static_cast<uint32_t>(g.nodes[n + 1]) : 0u);
+  for (uint32_t i = 0; i < g.n_tensors; ++i) {
+    const zen_tensor& t = *zen_graph_tensor(&g, static_cast<int32_t>(i));
+    pair(t.op, t.type);
+    for (int d = 0; d < ZEN_MAX_DIMS; ++d) put(static_cast<uint64_t>(t.ne[d]));
+    for (int d = 0; d < ZEN_MAX_DIMS; ++d) put(t.nb[d]);
+    for (int s = 0; s < ZEN_MAX_SRC; s += 2)
+      pair(static_cast<uint32_t>(t.src[s]),
+           s + 1 < ZEN_MAX_SRC ? static_cast<uint32_t>(t.src[s + 1]) : 0u);
+    for (int p = 0; p < ZEN_MAX_OP_PARAMS; p += 2)
+      pair(static_cast<uint32_t>(t.params[p]),
+           p + 1 < ZEN_MAX_OP_PARAMS ? static_cast<uint32_t>(t.params[p + 1]) : 0u);
+    pair(t.flags, static_cast<uint32_t>(t.view_src));
+    put(t.view_offset);
+    put(reinterpret_cast<uintptr_t>(t.buffer));
+    put(t.offset);
+  }
+  for (const StagedCopy& c : staged_) {
+    put(reinterpret_cast<uintptr_t>(c.dst));
+    put(c.dst_offset);
+    put(c.ring_offset);
+    put(c.bytes);
+  }
+}
+
+void VulkanDevice::drop_recording(Recording& r) {
+  if (&r == last_run_) {
+    last_run_ = nullptr;
+    readback_valid_ = false;
+  }
+  VkCommandBuffer cmds[2];
+  uint32_t n = 0;
+  for (VkCommandBuffer c : {r.cmd, r.readback_cmd})
+    if (c) cmds[n++] = c;
+  if (n) vkFreeCommandBuffers(dev_, cmd_pool_, n, cmds);
+  if (r.pool) vkDestroyDescriptorPool(dev_, r.pool, nullptr);
+  r.cmd = r.readback_cmd = VK_NULL_HANDLE;
+  r.pool = VK_NULL_HANDLE;
+}
+
+void VulkanDevice::drop_recordings(const Recording* keep) {
+  std::erase_if(recordings_, [&](std::unique_ptr<Recording>& r) {
+    if (r.get() == keep) return false;
+    drop_recording(*r);
+    return true;
+  });
+}
+
+VulkanDevice::Recording& VulkanDevice::record_graph(const zen_graph& g,
+                                                    std::vector<uint64_t>&& sig) {
+  if (recordings_.size() >= kMaxRecordings) {
+    auto lru =
+        std::min_element(recordings_.begin(), recordings_.end(),
+                         [](const auto& a, const auto& b) { return a->last_used < b->last_used; });
+    drop_recording(**lru);
+    recordings_.erase(lru);
+  }
+  auto owned = std::make_unique<Recording>();
+  Recording& r = *owned;
+  r.signature = std::move(sig);
+  try {
+    const uint32_t sets = g.n_nodes * kSetsPerNode + 16;
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * kBindings};
+    VkDescriptorPoolCreateInfo pci{};
+    pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pci.maxSets = sets;
+    pci.poolSizeCount = 1;
+    pci.pPoolSizes = &size;
+    check(vkCreateDescriptorPool(dev_, &pci, nullptr, &r.pool), "vkCreateDescriptorPool");
+    VkCommandBufferAllocateInfo cai{};
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = cmd_pool_;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    check(vkAllocateCommandBuffers(dev_, &cai, &r.cmd), "vkAllocateCommandBuffers");
+    VkCommandBufferBeginInfo bi{};
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    check(vkBeginCommandBuffer(r.cmd, &bi), "vkBeginCommandBuffer");
+    record_copies(r.cmd, staged_);
+    r.copies = !staged_.empty();
+    rec_ = &r;
+    written_.clear();
+    read_.clear();
+    for (uint32_t n = 0; n < g.n_nodes; ++n) record(*this, g, g.nodes[n]);
+    rec_ = nullptr;
+    check(vkEndCommandBuffer(r.cmd), "vkEndCommandBuffer");
+  } catch (...) {
+    if (rec_ && r.cmd) vkEndCommandBuffer(r.cmd);
+    rec_ = nullptr;
+    drop_recording(r);
+    throw;
+  }
+  ++counters_.recordings;
+  recordings_.push_back(std::move(owned));
+  return r;
+}
+
+void VulkanDevice::ensure_readback(uint64_t need) {
+  if (readback_ && readback_->size >= need) return;
+  if (readback_) {
+    vkUnmapMemory(dev_, readback_->memory);
+    destroy_buffer(readback_);
+    readback_ = nullptr;
+    readback_valid_ = false;  // what it held is gone
+    for (auto& other : recordings_) other->readbacks_recorded = false;
+  }
+  need = std::max<uint64_t>(need + (need >> 2), 1u << 20);  // room to learn more
+  const VkMemoryPropertyFlags visible =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  try {  // cached host memory reads faster, where the device offers it
+    readback_ = make_buffer(need, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                            visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  } catch (const zen::Error&) {
+    readback_ = make_buffer(need, VK_BUFFER_USAGE_TRANSFER_DST_BIT, visible);
+  }
+  check(vkMapMemory(dev_, readback_->memory, 0, VK_WHOLE_SIZE, 0, &readback_map_), "vkMapMemory");
+}
+
+void VulkanDevice::record_readbacks(Recording& r) {
+  if (!r.readback_cmd) {
+    VkCommandBufferAllocateInfo cai{};
+    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    cai.commandPool = cmd_pool_;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    check(vkAllocateCommandBuffers(dev_, &cai, &r.readback_cmd), "vkAllocateCommandBuffers");
+  }
+  check(vkResetCommandBuffer(r.readback_cmd, 0), "vkResetCommandBuffer");
+  VkCommandBufferBeginInfo bi{};
+  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  check(vkBeginCommandBuffer(r.readback_cmd, &bi), "vkBeginCommandBuffer");
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(r.readback_cmd,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  for (const Readback& rb : r.readbacks) {
+    VkBufferCopy region{rb.offset, rb.at, rb.bytes};
+    vkCmdCopyBuffer(r.readback_cmd, rb.src->buffer, readback_->buffer, 1, &region);
+  }
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(r.readback_cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                       0, 1, &mb, 0, nullptr, 0, nullptr);
+  check(vkEndCommandBuffer(r.readback_cmd), "vkEndCommandBuffer");
+  r.readbacks_recorded = true;
 }
 
 void VulkanDevice::compute(const zen_graph& g) {
   wait_pending();
-  for (Buffer* b : retired_) destroy_buffer(b);
-  retired_.clear();
-  const uint32_t need = g.n_nodes * kSetsPerNode + 16;
-  if (need > desc_capacity_) {
-    if (desc_pool_) vkDestroyDescriptorPool(dev_, desc_pool_, nullptr);
-    desc_pool_ = VK_NULL_HANDLE;
-    desc_capacity_ = 0;
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, need * kBindings};
-    VkDescriptorPoolCreateInfo ci{};
-    ci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-    ci.maxSets = need;
-    ci.poolSizeCount = 1;
-    ci.pPoolSizes = &size;
-    check(vkCreateDescriptorPool(dev_, &ci, nullptr, &desc_pool_), "vkCreateDescriptorPool");
-    desc_capacity_ = need;
-  } else {
-    check(vkResetDescriptorPool(dev_, desc_pool_, 0), "vkResetDescriptorPool");
-  }
-  check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
-  VkCommandBufferBeginInfo bi{};
-  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
-  dispatches_ = 0;
-  try {
-    for (uint32_t n = 0; n < g.n_nodes; ++n) record(*this, g, g.nodes[n]);
-  } catch (...) {
-    vkEndCommandBuffer(cmd_);
-    throw;
-  }
-  check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
-  if (dispatches_ == 0) return;
-  submit(cmd_, fence_);
+  // A recording that bound a since-replaced scratch buffer ran once; it goes with the buffer.
+  std::erase_if(recordings_, [&](std::unique_ptr<Recording>& r) {
+    if (!r->one_shot) return false;
+    drop_recording(*r);
+    return true;
+  });
+  free_retired();
+  signature(g, sig_);
+  Recording* r = nullptr;
+  for (auto& x : recordings_)
+    if (x->signature == sig_) r = x.get();
+  if (r)
+    ++counters_.replays;
+  else
+    r = &record_graph(g, std::move(sig_));
+  staged_.clear();  // the command buffer copies them
+  r->last_used = ++runs_;
+  last_run_ = r;
+  after_run_ = true;
+  readback_valid_ = false;
+  if (r->dispatches == 0 && !r->copies) return;
+  if (!r->readbacks.empty() && !r->readbacks_recorded) record_readbacks(*r);
+  if (r->readbacks.empty())
+    submit({r->cmd}, fence_);
+  else
+    submit({r->cmd, r->readback_cmd}, fence_);
   pending_ = true;
+  readback_valid_ = !r->readbacks.empty();
+  counters_.dispatches += r->dispatches;
+  counters_.barriers += r->barriers;
+}
+
+void* VulkanDevice::get_proc(const char* name) {
+  if (std::string_view(name) != ZEN_DEVICE_COUNTERS_PROC) return nullptr;
+  return reinterpret_cast<void*>(
+      static_cast<zen_device_counters_fn>([](zen_device* d, zen_device_counters* out) {
+        if (!d || !out) return ZEN_ERR_INVALID_ARG;
+        const auto* dev = static_cast<const VulkanDevice*>(reinterpret_cast<zen::Device*>(d));
+        return zen::copy_counters(dev->counters(), out);
+      }));
 }
 
 }  // namespace zen_vk

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <zen/device.h>
+#include <zen/device_counters.h>
 #include <zen/plugin.hpp>
 
 #include <cstring>
@@ -35,6 +36,21 @@ class Device {
 
   std::string last_error;
 };
+
+// For a device's "zen_device_counters" extension: copies what the caller's struct has room
+// for (its h.struct_size) and says how much that was.
+inline zen_status copy_counters(const zen_device_counters& c, zen_device_counters* out) {
+  if (!out) return ZEN_ERR_INVALID_ARG;
+  const uint32_t n = out->h.struct_size && out->h.struct_size < sizeof c
+                         ? out->h.struct_size
+                         : static_cast<uint32_t>(sizeof c);
+  if (n < sizeof(zen_hdr)) return ZEN_ERR_INVALID_ARG;
+  zen_device_counters full = c;
+  full.h = ZEN_HDR_INIT(zen_device_counters);
+  full.h.struct_size = n;
+  std::memcpy(out, &full, n);
+  return ZEN_OK;
+}
 
 namespace detail {
 inline Device* as_device(zen_device* d) { return reinterpret_cast<Device*>(d); }
