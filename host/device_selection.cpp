@@ -1,6 +1,8 @@
 #include "device_selection.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 namespace zen::host {
 
@@ -53,10 +55,31 @@ bool matches(const DeviceCandidate& c, const std::string& want) {
   return c.id == want || (want.find(':') == std::string::npos && c.id == want + ":0");
 }
 
+std::string hex(uint32_t v) {
+  char s[16];
+  std::snprintf(s, sizeof s, "%04x", v);
+  return s;
+}
+
 }  // namespace
 
-std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const Config& config) {
-  std::vector<DeviceCandidate> all = enumerate(plugins);
+std::string same_hardware(const zen_device_props& a, const zen_device_props& b) {
+  if (a.type == ZEN_DEVICE_CPU || b.type == ZEN_DEVICE_CPU || a.type == ZEN_DEVICE_SOFTWARE ||
+      b.type == ZEN_DEVICE_SOFTWARE)
+    return "";
+  if (a.pci_bus_id[0] && b.pci_bus_id[0])
+    return std::strcmp(a.pci_bus_id, b.pci_bus_id) == 0 ? "PCI " + std::string(a.pci_bus_id) : "";
+  // Without a bus id on both sides: the same vendor, the same device id where both know it,
+  // and the same memory.
+  if (a.vendor_id == 0 || a.vendor_id != b.vendor_id || a.memory_total == 0 ||
+      a.memory_total != b.memory_total)
+    return "";
+  if (a.device_id && b.device_id && a.device_id != b.device_id) return "";
+  return "vendor " + hex(a.vendor_id) + (a.device_id ? ":" + hex(a.device_id) : "") + ", " +
+         std::to_string(a.memory_total >> 20) + " MiB";
+}
+
+void choose_devices(std::vector<DeviceCandidate>& all, const Config& config) {
   int rank = 0;
   if (!config.devices.empty()) {
     for (size_t k = 0; k < config.devices.size(); ++k) {
@@ -74,10 +97,15 @@ std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const
       it->chosen = true;
       it->rank = rank++;
       it->why = "chosen: listed in config devices at position " + std::to_string(k);
+      // Honoured, but said: two APIs on one GPU compete for it.
+      for (const auto& c : all)
+        if (c.chosen && &c != &*it)
+          if (std::string same = same_hardware(c.props, it->props); !same.empty())
+            it->why += " (the same GPU as " + c.id + ", " + same + ")";
     }
     for (auto& c : all)
       if (!c.chosen && c.why.empty()) c.why = "not chosen: not listed in config devices";
-    return all;
+    return;
   }
   // No config: every non-software device, highest priority first.
   std::vector<DeviceCandidate*> order;
@@ -92,12 +120,30 @@ std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const
   }
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return a->props.priority > b->props.priority; });
+  std::vector<const DeviceCandidate*> chosen;
   for (auto* c : order) {
+    // One GPU reached through several APIs is used once, through the API that ranks it higher.
+    auto twin = std::find_if(chosen.begin(), chosen.end(), [&](const DeviceCandidate* d) {
+      return !same_hardware(d->props, c->props).empty();
+    });
+    if (twin != chosen.end()) {
+      c->why = "not chosen: same GPU as " + (*twin)->id + " (" +
+               same_hardware((*twin)->props, c->props) + "), which ranks higher (priority " +
+               std::to_string((*twin)->props.priority) + " vs " +
+               std::to_string(c->props.priority) + "; name both in config devices to use both)";
+      continue;
+    }
+    chosen.push_back(c);
     c->chosen = true;
     c->rank = rank++;
     c->why = "chosen: priority " + std::to_string(c->props.priority) +
              (c->rank == 0 ? " (first choice)" : " (runs what the devices before it cannot)");
   }
+}
+
+std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const Config& config) {
+  std::vector<DeviceCandidate> all = enumerate(plugins);
+  choose_devices(all, config);
   return all;
 }
 

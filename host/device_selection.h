@@ -29,6 +29,15 @@ struct DeviceCandidate {
 // that does not exist here.
 std::vector<DeviceCandidate> select_devices(const PluginRegistry& plugins, const Config& config);
 
+// The choice itself, over enumerated candidates (sets chosen, rank and why): the config's list
+// in its order, else every non-software device by priority, where a GPU that another chosen
+// candidate already reaches through another API is left out and says which.
+void choose_devices(std::vector<DeviceCandidate>& all, const Config& config);
+
+// How a and b are one physical device ("PCI 0000:01:00.0", or "vendor 10de:2330, 81559 MiB"
+// where a bus id is missing), or "" when they are not (CPU and software devices never are).
+std::string same_hardware(const zen_device_props& a, const zen_device_props& b);
+
 const char* device_type_name(zen_device_type type);
 
 }  // namespace zen::host

@@ -73,6 +73,8 @@ json devices_json(const std::vector<host::DeviceCandidate>& devices) {
                    {"host_visible", d.props.host_visible != 0},
                    {"compute_units", d.props.compute_units},
                    {"pci_bus_id", d.props.pci_bus_id},
+                   {"vendor_id", d.props.vendor_id},
+                   {"device_id", d.props.device_id},
                    {"chosen", d.chosen},
                    {"rank", d.rank},
                    {"why", d.why}});

@@ -76,17 +76,21 @@ void fill_props(const DeviceEntry& e, zen_device_props& p) {
   const auto type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
   const bool unified = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) != CL_FALSE;
   // Priorities: below the CPU plugin (100) for an OpenCL implementation on the CPU (PoCL);
-  // above it for real GPUs, which the host then prefers when no config names devices.
+  // above it for real GPUs, which the host then prefers when no config names devices; 10 below
+  // the Vulkan plugin's for the same kind of device, so that of one GPU reached through both
+  // APIs the host uses Vulkan (the faster path; docs/DEVICES.md).
   if (type & CL_DEVICE_TYPE_CPU) {
     p.type = ZEN_DEVICE_SOFTWARE;
     p.priority = 40;
   } else if (type & CL_DEVICE_TYPE_GPU) {
     p.type = unified ? ZEN_DEVICE_IGPU : ZEN_DEVICE_GPU;
-    p.priority = unified ? 150 : 200;
+    p.priority = unified ? 140 : 190;
   } else {
     p.type = ZEN_DEVICE_ACCEL;
-    p.priority = 120;
+    p.priority = 110;
   }
+  p.vendor_id = device_value<cl_uint>(d, CL_DEVICE_VENDOR_ID);  // the PCI vendor id for GPUs
+  p.device_id = 0;                                              // core OpenCL has no query
   p.memory_total = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
   p.memory_free = 0;  // OpenCL 1.2 has no query for it
   p.host_visible = 0;

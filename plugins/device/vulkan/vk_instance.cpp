@@ -152,6 +152,8 @@ void fill_props(const PhysicalDevice& pd, zen_device_props& p) {
       where = "Vulkan device";
       break;
   }
+  p.vendor_id = pd.props.vendorID;
+  p.device_id = pd.props.deviceID;
   p.memory_total = pd.local_heap_bytes;
   p.memory_free = 0;
   p.host_visible = 0;  // device-local buffers, staged uploads and downloads

@@ -32,6 +32,11 @@ typedef struct zen_device_props {
   uint32_t host_visible;  /* 1: buffer_host_ptr works, weights can be used zero-copy */
   uint32_t compute_units; /* threads, CUs or SMs */
   char pci_bus_id[32];    /* "0000:01:00.0", or "" */
+  /* ---- appended in 1.3 ---- */
+  /* PCI vendor and device id (0 = unknown): with memory_total, they tell one GPU reached
+   * through two APIs apart from two GPUs where a device has no PCI bus id. */
+  uint32_t vendor_id;
+  uint32_t device_id;
 } zen_device_props;
 
 typedef struct zen_device_v1 {

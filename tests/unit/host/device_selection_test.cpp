@@ -1,5 +1,7 @@
 // Device and CPU-variant selection with the real CPU plugins from the build tree.
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -148,6 +150,91 @@ TEST(DeviceSelection, ConfigListNamesDevicesAndRejectsUnknown) {
     EXPECT_NE(msg.find("devices[0]: 'vulkan:9' is not available here"), std::string::npos) << msg;
     EXPECT_NE(msg.find("cpu:0"), std::string::npos) << "lists what is available: " << msg;
   }
+}
+
+// Candidates as the plugins would report them on a machine whose one GPU both the Vulkan and
+// the OpenCL plugin reach (the H100 of issue 15: both said PCI 0000:00:06.0). This machine
+// has no GPU, so the choice is fed the props a GPU machine's plugins give.
+DeviceCandidate gpu(const std::string& id, uint32_t priority, const char* pci, uint32_t vendor,
+                    uint32_t device, uint64_t memory) {
+  DeviceCandidate c;
+  c.id = id;
+  c.props.type = ZEN_DEVICE_GPU;
+  c.props.priority = priority;
+  std::snprintf(c.props.pci_bus_id, sizeof c.props.pci_bus_id, "%s", pci);
+  c.props.vendor_id = vendor;
+  c.props.device_id = device;
+  c.props.memory_total = memory;
+  return c;
+}
+
+DeviceCandidate cpu_candidate() {
+  DeviceCandidate c;
+  c.id = "cpu:0";
+  c.props.type = ZEN_DEVICE_CPU;
+  c.props.priority = 100;
+  c.props.memory_total = 64ull << 30;
+  return c;
+}
+
+const DeviceCandidate& by_id(const std::vector<DeviceCandidate>& all, const std::string& id) {
+  for (const auto& c : all)
+    if (c.id == id) return c;
+  throw std::runtime_error("no candidate " + id);
+}
+
+constexpr uint64_t kH100Memory = 81559ull << 20;
+
+TEST(DeviceSelection, OneGpuThroughTwoApisIsUsedOnceThroughVulkan) {
+  // OpenCL enumerated first (plugins load in name order), as on the H100.
+  std::vector<DeviceCandidate> all = {
+      gpu("opencl:1", 190, "0000:00:06.0", 0x10de, 0, kH100Memory), cpu_candidate(),
+      gpu("vulkan:0", 200, "0000:00:06.0", 0x10de, 0x2330, kH100Memory)};
+  choose_devices(all, Config{});
+  const auto &vk = by_id(all, "vulkan:0"), &cl = by_id(all, "opencl:1"), &cpu = by_id(all, "cpu:0");
+  EXPECT_TRUE(vk.chosen);
+  EXPECT_EQ(vk.rank, 0);
+  EXPECT_TRUE(cpu.chosen);
+  EXPECT_EQ(cpu.rank, 1);
+  EXPECT_FALSE(cl.chosen);
+  EXPECT_EQ(cl.why,
+            "not chosen: same GPU as vulkan:0 (PCI 0000:00:06.0), which ranks higher (priority "
+            "200 vs 190; name both in config devices to use both)");
+}
+
+TEST(DeviceSelection, WithoutBusIdsVendorDeviceAndMemoryTellTwins) {
+  std::vector<DeviceCandidate> all = {gpu("vulkan:0", 200, "", 0x1002, 0x744c, 24ull << 30),
+                                      gpu("opencl:0", 190, "", 0x1002, 0, 24ull << 30),
+                                      gpu("vulkan:1", 200, "", 0x1002, 0x744c, 16ull << 30)};
+  choose_devices(all, Config{});
+  EXPECT_TRUE(by_id(all, "vulkan:0").chosen);
+  // A second, smaller card of the same vendor is another GPU: used.
+  EXPECT_TRUE(by_id(all, "vulkan:1").chosen);
+  const auto& cl = by_id(all, "opencl:0");
+  EXPECT_FALSE(cl.chosen);
+  EXPECT_NE(cl.why.find("same GPU as vulkan:0 (vendor 1002:744c, 24576 MiB)"), std::string::npos)
+      << cl.why;
+  // Two GPUs on different buses are two GPUs, even of one model.
+  std::vector<DeviceCandidate> two = {
+      gpu("vulkan:0", 200, "0000:01:00.0", 0x10de, 0x2330, kH100Memory),
+      gpu("vulkan:1", 200, "0000:02:00.0", 0x10de, 0x2330, kH100Memory)};
+  choose_devices(two, Config{});
+  EXPECT_TRUE(two[0].chosen && two[1].chosen);
+}
+
+TEST(DeviceSelection, AConfigNamingBothApisIsHonouredAndSaysSo) {
+  std::vector<DeviceCandidate> all = {
+      gpu("opencl:1", 190, "0000:00:06.0", 0x10de, 0, kH100Memory), cpu_candidate(),
+      gpu("vulkan:0", 200, "0000:00:06.0", 0x10de, 0x2330, kH100Memory)};
+  Config c;
+  c.devices = {"opencl:1", "vulkan:0", "cpu"};
+  choose_devices(all, c);
+  const auto &vk = by_id(all, "vulkan:0"), &cl = by_id(all, "opencl:1");
+  EXPECT_TRUE(cl.chosen && vk.chosen);
+  EXPECT_EQ(cl.rank, 0);
+  EXPECT_EQ(vk.rank, 1);
+  EXPECT_NE(vk.why.find("(the same GPU as opencl:1, PCI 0000:00:06.0)"), std::string::npos)
+      << vk.why;
 }
 
 }  // namespace
