@@ -48,6 +48,16 @@ TypeInfo type_info(uint32_t t) {
       return {32, 24};
     case ZEN_TYPE_Q8_0:
       return {32, 34};
+    case ZEN_TYPE_IQ4_NL:
+      return {32, 18};
+    case ZEN_TYPE_MXFP4:
+      return {32, 17};
+    case ZEN_TYPE_Q2_K:
+      return {256, 84};
+    case ZEN_TYPE_Q3_K:
+      return {256, 110};
+    case ZEN_TYPE_IQ4_XS:
+      return {256, 136};
     case ZEN_TYPE_Q4_K:
       return {256, 144};
     case ZEN_TYPE_Q5_K:
@@ -133,11 +143,18 @@ uint64_t nelements(const zen_tensor& t) {
 }
 uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]); }
 
-// Quantized weights take int8 activations (quantize_act.comp): bytes of one column's blocks,
-// 0 for float weights. Q8: d, s, 32 q (40 bytes per 32); Q8_K: d, 256 q (260 per 256).
+// Quantized weights take int8 activations (quantize_act.comp) in blocks of 256 (Q8_K: the
+// K-quants) or 32 (Q8: every other block format, IQ4_XS too), as the CPU's vec_dot pairs
+// them; 0 for float weights.
+uint64_t act_block(uint32_t weight_type) {
+  if (type_info(weight_type).block == 1) return 0;
+  return weight_type >= ZEN_TYPE_Q2_K && weight_type <= ZEN_TYPE_Q6_K ? 256 : 32;
+}
+// Bytes of one column's activation blocks: Q8: d, s, 32 q (40 bytes per 32); Q8_K: d, 256 q
+// (260 per 256).
 uint64_t act_col_bytes(const zen_tensor& a) {
-  const uint64_t block = type_info(a.type).block, K = static_cast<uint64_t>(a.ne[0]);
-  return block == 1 ? 0 : block == 256 ? K / 256 * 260 : K / 32 * 40;
+  const uint64_t block = act_block(a.type), K = static_cast<uint64_t>(a.ne[0]);
+  return block == 0 ? 0 : block == 256 ? K / 256 * 260 : K / 32 * 40;
 }
 bool act_fits(const VulkanDevice& dev, const zen_tensor& a, const zen_tensor& b) {
   return act_col_bytes(a) * static_cast<uint64_t>(b.ne[1] * b.ne[2] * b.ne[3]) <= dev.max_range();
@@ -181,10 +198,14 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
       return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == t.type &&
              same_shape(t, *s0) && same_shape(t, *s1) && t.params[0] >= 0 && t.params[0] <= 2 &&
              all_bindable({s0, s1, &t});
+    case ZEN_OP_GROUP_NORM:
+      if (t.params[0] <= 0 || s0 == nullptr || s0->ne[2] % t.params[0] != 0) return false;
+      [[fallthrough]];
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
+    case ZEN_OP_LAYER_NORM:
       return s0 && is_float(t.type) && s0->type == t.type && same_shape(t, *s0) &&
              all_bindable({s0, &t});
     case ZEN_OP_SOFTMAX:
@@ -212,6 +233,9 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              t.ne[0] == Dv && all_bindable({s0, s1, s2, s3, &t});
     }
     case ZEN_OP_CPY:
+      if (s0 && type_info(s0->type).block > 1)  // block formats dequantized to F32
+        return t.type == F32 && same_shape(t, *s0) && packed_row(*s0) && bindable(dev, *s0, true) &&
+               bindable(dev, t);
       return s0 && same_shape(t, *s0) &&
              ((is_float(t.type) && is_float(s0->type)) || (t.type == I32 && s0->type == I32)) &&
              all_bindable({s0, &t});
@@ -239,14 +263,16 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
 
 // ---- recorders -----------------------------------------------------------------------------
 
+// GET_ROWS, or (ids null) CPY of a block-format tensor to F32: row n of t is row n of table.
 void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& table,
-                  const zen_tensor& ids) {
+                  const zen_tensor* ids) {
   const uint64_t R = static_cast<uint64_t>(table.ne[1]);
   const uint64_t rows_per =
       table.ne[2] == 1 && table.ne[3] == 1 && table.ne[1] > 1
           ? std::max<uint64_t>(1, (dev.max_range() - 64 - row_bytes(table)) / table.nb[1] + 1)
           : R;
-  const Binding bi = dev.bind(ids, extent(ids)), bd = dev.bind(t, extent(t));
+  const Binding bd = dev.bind(t, extent(t));
+  const Binding bi = ids ? dev.bind(*ids, extent(*ids)) : bd;
   const uint64_t chunks = ceil_div(static_cast<uint64_t>(t.ne[0]), 32);
   for (uint64_t r0 = 0; r0 < R; r0 += rows_per) {
     const uint64_t rw = std::min(rows_per, R - r0);
@@ -256,8 +282,12 @@ void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& tabl
     Push p;
     p << bt.residual << bi.residual << bd.residual << table.type;
     p.ne(t).nb(table);
-    p << u(ids.nb[0]) << u(ids.nb[1]) << u(ids.nb[2]) << u(R);
-    p.nb(t) << u(r0) << u(rw);
+    if (ids)
+      p << u(ids->nb[0]) << u(ids->nb[1]) << u(ids->nb[2]);
+    else
+      p << 0u << 0u << 0u;
+    p << u(R);
+    p.nb(t) << u(r0) << u(rw) << (ids ? 0u : 1u);
     dev.dispatch(Shader::kGetRows, {bt, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
                  ceil_div(chunks * nrows(t), 64));
   }
@@ -279,7 +309,7 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
   Binding bq = bd;
   if (col_bytes) {
     bq = dev.scratch(col_bytes * cols);
-    const uint32_t qk = type_info(a.type).block == 256 ? 256 : 32;
+    const uint32_t qk = u(act_block(a.type));
     Push p;
     p << bb.residual;
     p.nb(b) << u(b.ne[1]) << u(b.ne[2]) << u(b.ne[3]) << u(a.ne[0]) << qk;
@@ -328,12 +358,15 @@ void rec_unary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint
   dev.dispatch(Shader::kUnary, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
 }
 
-void rec_rms_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
+// RMS_NORM (mode 0), LAYER_NORM (1), GROUP_NORM (2): one workgroup per normalized set.
+void rec_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint32_t mode) {
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  const uint32_t groups = mode == 2 ? u(int64_t{t.params[0]}) : 0u;
   Push p;
-  p << ba.residual << bd.residual << f(zen_param_f32(&t, 0));
-  p.ne(t).nb(a).nb(t) << t.type;
-  dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(), nrows(t));
+  p << ba.residual << bd.residual << f(zen_param_f32(&t, mode == 2 ? 1 : 0));
+  p.ne(t).nb(a).nb(t) << t.type << mode << groups;
+  dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(),
+               mode == 2 ? groups * static_cast<uint64_t>(t.ne[3]) : nrows(t));
 }
 
 void rec_softmax(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a,
@@ -495,7 +528,7 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
   const zen_tensor* s3 = src(g, t, 3);
   switch (t.op) {
     case ZEN_OP_GET_ROWS:
-      return rec_get_rows(dev, t, *s0, *s1);
+      return rec_get_rows(dev, t, *s0, s1);
     case ZEN_OP_MATMUL:
       return rec_matmul(dev, t, *s0, *s1, nullptr);
     case ZEN_OP_MATMUL_ID:
@@ -513,7 +546,11 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
     case ZEN_OP_GELU:
       return rec_unary(dev, t, *s0, t.params[0] == 0 ? 2 : 3, 0, 0);
     case ZEN_OP_RMS_NORM:
-      return rec_rms_norm(dev, t, *s0);
+      return rec_norm(dev, t, *s0, 0);
+    case ZEN_OP_LAYER_NORM:
+      return rec_norm(dev, t, *s0, 1);
+    case ZEN_OP_GROUP_NORM:
+      return rec_norm(dev, t, *s0, 2);
     case ZEN_OP_SOFTMAX:
       return rec_softmax(dev, t, *s0, s1);
     case ZEN_OP_ROPE:
@@ -521,6 +558,7 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
     case ZEN_OP_ATTENTION:
       return rec_attention(dev, t, *s0, *s1, *s2, s3);
     case ZEN_OP_CPY:
+      if (type_info(s0->type).block > 1) return rec_get_rows(dev, t, *s0, nullptr);
       return rec_copy(dev, t, 0, *s0);
     case ZEN_OP_SET_ROWS:
       return rec_set_rows(dev, t, *s1, *s2);

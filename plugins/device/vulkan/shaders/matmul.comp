@@ -34,77 +34,45 @@ layout(push_constant) uniform PC {
   uint inb0, inb1, U1, unused;    // ids strides, b.ne[1] (mode 1)
 } pc;
 
-// Adds chunk ch of a quantized weight row at byte `row` times the same 32 activations of the
-// column whose quantized row starts at word `col`, as the CPU's vec_dot: 32-element formats
-// d_w * d_a * sumi (+ m * s_a); K-quants keep integer sums over the whole 256-element block
-// (si, sm) and scale them once when its last chunk is added.
-void qdot(uint t, uint row, uint ch, uint col, inout float acc, inout int si, inout int sm) {
-  const bool kq = is_kquant(t);
+// Adds chunk ch of a quantized weight row (its quants qw[], header d, m, sc: quant.glsl)
+// times the same 32 activations of the column whose quantized row starts at word `col`, as
+// the CPU's vec_dot: 32-element formats d_w * d_a * sumi (+ m * s_a); K-quants keep integer
+// sums over the whole 256-element block (si: scale * dot, sm: min * sum(a)) and scale them
+// once when its last chunk is added.
+void qdot(uint t, uint ch, uint qw[8], float d, float m, ivec4 sc, uint col, inout float acc,
+          inout int si, inout int sm) {
+  const bool kq = is_kquant(t), mins = kquant_min(t);
   const uint ab = kq ? col + (ch >> 3) * 65u : col + ch * 10u;
   const uint qa = kq ? ab + 1u + (ch & 7u) * 8u : ab + 2u;
-  int d0, d1, asum, s0, s1;
-  float d, m;
-  qdot32(t, row, ch, qa, d0, d1, asum, s0, s1, d, m);
-  const float da = uintBitsToFloat(bufs[4].w[ab]);
-  if (!kq) {
-    acc += d * da * float(d0 + d1);
-    if (t == TYPE_Q4_1 || t == TYPE_Q5_1) acc += m * uintBitsToFloat(bufs[4].w[ab + 1u]);
-  } else if (t == TYPE_Q6_K) {
-    si += s0 * d0 + s1 * d1;
-    if ((ch & 7u) == 7u) {
-      acc += da * d * float(si);
-      si = 0;
-    }
-  } else {
-    si += s0 * d0;
-    sm += s1 * asum;
-    if ((ch & 7u) == 7u) {
-      acc += da * (d * float(si) - m * float(sm));
-      si = 0;
-      sm = 0;
-    }
-  }
-}
-
-// As qdot, from a chunk qi32 decoded (q, s0, s1, d, m), times the same 32
-// activations of the column whose quantized row starts at word `col`, as the CPU's vec_dot:
-// 32-element formats d_w * d_a * sumi (+ m * s_a), K-quants keep integer sums over the
-// whole 256-element block (si, sm) and scale them once when its last chunk is added.
-void qdot_q(uint t, uint ch, int q[32], int s0, int s1, float d, float m, uint col,
-          inout float acc, inout int si, inout int sm) {
-  const bool kq = is_kquant(t);
-  const uint ab = kq ? col + (ch >> 3) * 65u : col + ch * 10u;
-  const uint qa = kq ? ab + 1u + (ch & 7u) * 8u : ab + 2u;
-  int d0 = 0, d1 = 0, asum = 0;
+  int d0 = 0, d1 = 0, a0 = 0, a1 = 0;
   [[unroll]] for (uint w = 0u; w < 8u; ++w) {
-    const int word = int(bufs[4].w[qa + w]);
+    const uint aw = bufs[4].w[qa + w];
+    int p = 0, s = 0;
     [[unroll]] for (uint k = 0u; k < 4u; ++k) {
-      const int a = bitfieldExtract(word, int(8u * k), 8);
-      if (w < 4u)
-        d0 += q[4u * w + k] * a;
-      else
-        d1 += q[4u * w + k] * a;
-      asum += a;
+      const int a = act8(aw, k);
+      p += act8(qw[w], k) * a;
+      s += a;
+    }
+    if (w < 4u) {
+      d0 += p;
+      a0 += s;
+    } else {
+      d1 += p;
+      a1 += s;
     }
   }
   const float da = uintBitsToFloat(bufs[4].w[ab]);
   if (!kq) {
     acc += d * da * float(d0 + d1);
     if (t == TYPE_Q4_1 || t == TYPE_Q5_1) acc += m * uintBitsToFloat(bufs[4].w[ab + 1u]);
-  } else if (t == TYPE_Q6_K) {
-    si += s0 * d0 + s1 * d1;
-    if ((ch & 7u) == 7u) {
-      acc += da * d * float(si);
-      si = 0;
-    }
-  } else {
-    si += s0 * (d0 + d1);
-    sm += s1 * asum;
-    if ((ch & 7u) == 7u) {
-      acc += da * (d * float(si) - m * float(sm));
-      si = 0;
-      sm = 0;
-    }
+    return;
+  }
+  si += sc.x * d0 + sc.y * d1;
+  if (mins) sm += sc.z * a0 + sc.w * a1;
+  if ((ch & 7u) == 7u) {
+    acc += mins ? da * (d * float(si) - m * float(sm)) : da * d * float(si);
+    si = 0;
+    sm = 0;
   }
 }
 
@@ -151,7 +119,14 @@ void main() {
     // Decode: scalars only (llvmpipe lowers arrays indexed at run time to memory).
     float a0 = 0.0;
     int si = 0, sm = 0;
-    for (uint ch = 0u; ch < chunks; ++ch) qdot(pc.atype, arow, ch, qcol0, a0, si, sm);
+    for (uint ch = 0u; ch < chunks; ++ch) {
+      uint qw[8];
+      float d, mm;
+      ivec4 sc;
+      qhead(pc.atype, arow, ch, d, mm, sc);
+      [[unroll]] for (uint w = 0u; w < 8u; ++w) qw[w] = qword(pc.atype, arow, ch, w);
+      qdot(pc.atype, ch, qw, d, mm, sc, qcol0, a0, si, sm);
+    }
     acc[0] = a0;
   } else if (quant) {
     int si[NC], sm[NC];
@@ -161,12 +136,13 @@ void main() {
     }
     // Prefill: one decode of the chunk feeds every column.
     for (uint ch = 0u; ch < chunks; ++ch) {
-      int q[32];
-      int s0, s1;
+      uint qw[8];
       float d, mm;
-      qi32(pc.atype, arow, ch, q, s0, s1, d, mm);
+      ivec4 sc;
+      qhead(pc.atype, arow, ch, d, mm, sc);
+      [[unroll]] for (uint w = 0u; w < 8u; ++w) qw[w] = qword(pc.atype, arow, ch, w);
       for (uint c = 0u; c < ncols; ++c)
-        qdot_q(pc.atype, ch, q, s0, s1, d, mm, qcol0 + c * colw, acc[c], si[c], sm[c]);
+        qdot(pc.atype, ch, qw, d, mm, sc, qcol0 + c * colw, acc[c], si[c], sm[c]);
     }
   } else {
     uint bcol[NC];
