@@ -40,6 +40,12 @@ const uint32_t kArgsort[] =
 const uint32_t kQuantizeAct[] =
 #include "quantize_act.spv.inc"
     ;
+const uint32_t kConv[] =
+#include "conv.spv.inc"
+    ;
+const uint32_t kUpsample[] =
+#include "upsample.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},           {"get_rows", kGetRows, sizeof kGetRows},
@@ -48,6 +54,7 @@ const ShaderCode kShaders[] = {
     {"softmax", kSoftmax, sizeof kSoftmax},  {"rope", kRope, sizeof kRope},
     {"matmul", kMatmul, sizeof kMatmul},     {"attention", kAttention, sizeof kAttention},
     {"argsort", kArgsort, sizeof kArgsort},  {"quantize_act", kQuantizeAct, sizeof kQuantizeAct},
+    {"conv", kConv, sizeof kConv},           {"upsample", kUpsample, sizeof kUpsample},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

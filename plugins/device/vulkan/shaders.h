@@ -20,6 +20,8 @@ enum class Shader {
   kAttention,
   kArgsort,
   kQuantizeAct,
+  kConv,
+  kUpsample,
   kCount
 };
 

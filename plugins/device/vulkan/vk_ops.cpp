@@ -252,6 +252,20 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
           return false;
       return s0 && bindable(dev, t);
     }
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV2D:
+    case ZEN_OP_CONV_TRANSPOSE1D: {
+      const bool two = t.op == ZEN_OP_CONV2D;
+      for (int i = 0; i < (two ? 6 : 3); ++i) {  // strides and dilations positive, pads >= 0
+        const bool pad = two ? (i == 2 || i == 3) : i == 1;
+        if (t.params[i] < (pad ? 0 : 1)) return false;
+      }
+      return s0 && s1 && t.type == F32 && is_float(s0->type) && is_float(s1->type) &&
+             contiguous(t) && all_bindable({s0, s1, &t});
+    }
+    case ZEN_OP_UPSAMPLE:
+      return s0 && t.type == F32 && is_float(s0->type) && (t.params[4] == 0 || t.params[4] == 1) &&
+             all_bindable({s0, &t});
     case ZEN_OP_ARGSORT:
     case ZEN_OP_TOP_K:
       return s0 && t.type == I32 && is_float(s0->type) && s0->ne[0] <= 1024 &&
@@ -453,6 +467,39 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
                static_cast<uint64_t>(q.ne[1] * q.ne[2] * q.ne[3]));
 }
 
+// CONV1D, CONV2D, CONV_TRANSPOSE1D (conv.comp): each tensor's dims mapped onto the 2D
+// convolution's (x, y, channel, outer); a 1D op has no y.
+void rec_conv(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& k, const zen_tensor& x) {
+  const bool two = t.op == ZEN_OP_CONV2D, transpose = t.op == ZEN_OP_CONV_TRANSPOSE1D;
+  const Binding bk = dev.bind(k, extent(k)), bx = dev.bind(x, extent(x)),
+                bd = dev.bind(t, extent(t));
+  const int c = two ? 2 : 1;  // channel dim of kernel and input
+  const uint64_t knb_ic = transpose ? k.nb[2] : k.nb[c], knb_oc = transpose ? k.nb[1] : k.nb[c + 1];
+  const int32_t* pr = t.params;
+  Push p;
+  p << bk.residual << bx.residual << bd.residual
+    << (k.type | (x.type << 8) | (transpose ? 1u << 16 : 0u));
+  p << u(k.ne[0]) << (two ? u(k.ne[1]) : 1u) << u(transpose ? k.ne[2] : k.ne[c]) << u(x.ne[0]);
+  p << u(k.nb[0]) << (two ? u(k.nb[1]) : 0u) << u(knb_ic) << u(knb_oc);
+  p << (two ? u(x.ne[1]) : 1u) << u(x.nb[0]) << (two ? u(x.nb[1]) : 0u) << u(x.nb[c]);
+  p << u(x.nb[c + 1]) << u(t.ne[0]) << (two ? u(t.ne[1]) : 1u) << u(t.ne[c]);
+  p << u(t.ne[c + 1]);
+  if (two)
+    for (int i = 0; i < 6; ++i) p << static_cast<uint32_t>(pr[i]);
+  else
+    p << static_cast<uint32_t>(pr[0]) << 1u << static_cast<uint32_t>(pr[1]) << 0u
+      << static_cast<uint32_t>(pr[2]) << 1u;
+  dev.dispatch(Shader::kConv, {bk, bx, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 64));
+}
+
+void rec_upsample(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  Push p;
+  p << ba.residual << bd.residual << a.type << static_cast<uint32_t>(t.params[4]);
+  p.ne(a).nb(a).ne(t).nb(t);
+  dev.dispatch(Shader::kUpsample, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 64));
+}
+
 // Copies src (shape `shape`'s ne) into dst at byte offset rel, converting types.
 void rec_copy(VulkanDevice& dev, const zen_tensor& dst, uint64_t rel, const zen_tensor& s) {
   const Binding bs = dev.bind(s, extent(s));
@@ -573,6 +620,12 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
       }
       return;
     }
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV2D:
+    case ZEN_OP_CONV_TRANSPOSE1D:
+      return rec_conv(dev, t, *s0, *s1);
+    case ZEN_OP_UPSAMPLE:
+      return rec_upsample(dev, t, *s0);
     case ZEN_OP_ARGSORT:
       return rec_sort(dev, t, *s0, t.params[0] == 1);
     case ZEN_OP_TOP_K:
