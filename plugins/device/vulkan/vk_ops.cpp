@@ -48,6 +48,10 @@ TypeInfo type_info(uint32_t t) {
       return {32, 24};
     case ZEN_TYPE_Q8_0:
       return {32, 34};
+    case ZEN_TYPE_Q8_1:
+      return {32, 36};
+    case ZEN_TYPE_Q8_K:
+      return {256, 292};
     case ZEN_TYPE_IQ4_NL:
       return {32, 18};
     case ZEN_TYPE_MXFP4:
@@ -68,8 +72,10 @@ TypeInfo type_info(uint32_t t) {
       return {0, 0};
   }
 }
-// Weight types dq32() decodes (shaders/quant.glsl).
+// Types dq32() decodes (shaders/quant.glsl).
 bool decodable(uint32_t t) { return t != I32 && type_info(t).block != 0; }
+// Weight types of MATMUL/MATMUL_ID (the activation formats Q8_1 and Q8_K are not).
+bool weight_type(uint32_t t) { return decodable(t) && t != ZEN_TYPE_Q8_1 && t != ZEN_TYPE_Q8_K; }
 
 // Bytes of one row (dim 0) of t.
 uint64_t row_bytes(const zen_tensor& t) {
@@ -181,12 +187,12 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              s1->type == I32 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
              t.ne[0] == s0->ne[0];
     case ZEN_OP_MATMUL:
-      return s0 && s1 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+      return s0 && s1 && t.type == F32 && weight_type(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s0->ne[0] == s1->ne[0] && s1->ne[2] % s0->ne[2] == 0 &&
              s1->ne[3] % s0->ne[3] == 0 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
              act_fits(dev, *s0, *s1);
     case ZEN_OP_MATMUL_ID:
-      return s0 && s1 && s2 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+      return s0 && s1 && s2 && t.type == F32 && weight_type(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s2->type == I32 && s0->ne[3] == 1 && t.ne[3] == 1 &&
              (s1->ne[1] == 1 || s1->ne[1] == s2->ne[0]) && all_bindable({s0, s1, s2, &t}) &&
              act_fits(dev, *s0, *s1);
@@ -209,7 +215,7 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
       return s0 && is_float(t.type) && s0->type == t.type && same_shape(t, *s0) &&
              all_bindable({s0, &t});
     case ZEN_OP_SOFTMAX:
-      return s0 && t.type == F32 && s0->type == F32 && same_shape(t, *s0) &&
+      return s0 && t.type == F32 && (s0->type == F32 || s0->type == F16) && same_shape(t, *s0) &&
              (!s1 || ((s1->type == F32 || s1->type == F16) && s1->ne[0] >= t.ne[0] &&
                       s1->ne[1] >= t.ne[1])) &&
              all_bindable({s0, s1, &t});
@@ -221,10 +227,16 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              dev.physical().float64 && all_bindable({s0, s1, s2, &t});
     }
     case ZEN_OP_ATTENTION: {
-      if (!s0 || !s1 || !s2 || t.type != F32 || s0->type != F32 || s0->nb[0] != 4) return false;
-      // Broadcast dims travel in 8 bits each (push constants are 128 bytes).
+      if (!s0 || !s1 || !s2 || t.type != F32 || !is_float(s0->type) ||
+          s0->nb[0] != type_info(s0->type).bytes)
+        return false;
+      // Broadcast dims travel in 8 bits each (push constants are 128 bytes). Q8_0 K/V rows
+      // are packed blocks.
       for (const zen_tensor* kv : {s1, s2})
-        if (!is_float(kv->type) || kv->ne[3] >= 256) return false;
+        if (!(is_float(kv->type) ||
+              (kv->type == ZEN_TYPE_Q8_0 && packed_row(*kv) && kv->ne[0] % 32 == 0)) ||
+            kv->ne[3] >= 256)
+          return false;
       if (s3 && ((s3->type != F32 && s3->type != F16) || s3->nb[0] != type_info(s3->type).bytes ||
                  s3->ne[2] >= 256 || s3->ne[3] >= 256))
         return false;
@@ -388,7 +400,8 @@ void rec_softmax(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a,
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
   const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : ba;
   Push p;
-  p << ba.residual << bm.residual << bd.residual << (mask ? (mask->type == F32 ? 1u : 2u) : 0u);
+  p << ba.residual << bm.residual << bd.residual
+    << ((mask ? (mask->type == F32 ? 1u : 2u) : 0u) | (a.type == F16 ? 16u : 0u));
   p << f(zen_param_f32(&t, 0));
   p.ne(t).nb(a);
   p << (mask ? u(mask->ne[2]) : 1u) << (mask ? u(mask->ne[3]) : 1u);
@@ -443,9 +456,11 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
                 bv = dev.bind(v, extent(v)), bd = dev.bind(t, extent(t));
   const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : bq;
   const uint32_t mtype = mask ? (mask->type == F32 ? 1u : 2u) : 0u;
-  auto kv_code = [](uint32_t t) { return t == F16 ? 1u : (t == BF16 ? 2u : 0u); };
-  const uint32_t flags = kv_code(k.type) | (kv_code(v.type) << 2) | (mtype << 4) |
-                         (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u);
+  auto code = [](uint32_t t) {
+    return t == F16 ? 1u : (t == BF16 ? 2u : (t == ZEN_TYPE_Q8_0 ? 3u : 0u));
+  };
+  const uint32_t flags = code(k.type) | (code(v.type) << 2) | (mtype << 4) |
+                         (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u) | (code(q.type) << 7);
   Push p;
   p << bq.residual << bk.residual << bv.residual << bm.residual << bd.residual;
   p << u(q.ne[0]) << u(v.ne[0]) << u(q.ne[1]) << u(q.ne[2]) << u(q.ne[3]) << u(k.ne[1])

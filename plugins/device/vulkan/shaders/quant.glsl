@@ -13,11 +13,13 @@
 #define TYPE_Q5_0 6u
 #define TYPE_Q5_1 7u
 #define TYPE_Q8_0 8u
+#define TYPE_Q8_1 9u
 #define TYPE_Q2_K 10u
 #define TYPE_Q3_K 11u
 #define TYPE_Q4_K 12u
 #define TYPE_Q5_K 13u
 #define TYPE_Q6_K 14u
+#define TYPE_Q8_K 15u
 #define TYPE_IQ4_NL 20u
 #define TYPE_IQ4_XS 23u
 #define TYPE_MXFP4 39u
@@ -31,7 +33,7 @@ bool kquant_min(uint t) { return t == TYPE_Q2_K || t == TYPE_Q4_K || t == TYPE_Q
 // Elements per block and bytes per block (0 for an unknown type).
 uint block_size(uint t) {
   if (t <= TYPE_F16 || t == TYPE_BF16) return 1u;
-  return is_kquant(t) || t == TYPE_IQ4_XS ? 256u : 32u;
+  return is_kquant(t) || t == TYPE_IQ4_XS || t == TYPE_Q8_K ? 256u : 32u;
 }
 uint block_bytes(uint t) {
   switch (t) {
@@ -43,11 +45,13 @@ uint block_bytes(uint t) {
     case TYPE_Q5_0: return 22u;
     case TYPE_Q5_1: return 24u;
     case TYPE_Q8_0: return 34u;
+    case TYPE_Q8_1: return 36u;
     case TYPE_Q2_K: return 84u;
     case TYPE_Q3_K: return 110u;
     case TYPE_Q4_K: return 144u;
     case TYPE_Q5_K: return 176u;
     case TYPE_Q6_K: return 210u;
+    case TYPE_Q8_K: return 292u;
     case TYPE_IQ4_NL: return 18u;
     case TYPE_IQ4_XS: return 136u;
     case TYPE_MXFP4: return 17u;
@@ -106,8 +110,10 @@ void qhead(uint t, uint row, uint c, out float d, out float m, out ivec4 sc) {
   d = 0.0;
   m = 0.0;
   sc = ivec4(1, 1, 0, 0);
-  if (t == TYPE_Q4_0 || t == TYPE_Q5_0 || t == TYPE_Q8_0 || t == TYPE_IQ4_NL) {
+  if (t == TYPE_Q4_0 || t == TYPE_Q5_0 || t == TYPE_Q8_0 || t == TYPE_Q8_1 || t == TYPE_IQ4_NL) {
     d = rdf16_0(b);
+  } else if (t == TYPE_Q8_K) {
+    d = uintBitsToFloat(rd32_0(b));
   } else if (t == TYPE_Q4_1 || t == TYPE_Q5_1) {
     d = rdf16_0(b);
     m = rdf16_0(b + 2u);
@@ -154,6 +160,8 @@ uint qword(uint t, uint row, uint c, uint w) {
     return sub_bytes(x, has_min ? 0u : (q5 ? 16u : 8u));
   }
   if (t == TYPE_Q8_0) return rd32_0(b + 2u + 4u * w);
+  if (t == TYPE_Q8_1) return rd32_0(b + 4u + 4u * w);
+  if (t == TYPE_Q8_K) return rd32_0(b + 4u + 32u * s + 4u * w);
   if (t == TYPE_IQ4_NL) return grid4(nibbles(rd32_0(b + 2u + 4u * (w & 3u)), w >= 4u), false);
   if (t == TYPE_MXFP4) return grid4(nibbles(rd32_0(b + 1u + 4u * (w & 3u)), w >= 4u), true);
   if (t == TYPE_IQ4_XS)
