@@ -221,8 +221,18 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              all_bindable({s0, s1, &t});
     case ZEN_OP_ROPE: {
       const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
+      if (mode == ZEN_ROPE_MROPE) {  // sections travel in 8 bits each
+        int32_t sum = 0;
+        for (int a = 0; a < 4; ++a) {
+          const int32_t sec = t.params[ZEN_ROPE_SECTION_0 + a];
+          if (sec < 0 || sec > 255) return false;
+          sum += sec;
+        }
+        if (sum == 0 || !s1 || s1->ne[0] < 4 * t.ne[2]) return false;
+      }
       return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == I32 &&
-             (!s2 || s2->type == F32) && (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) &&
+             (!s2 || s2->type == F32) &&
+             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE) &&
              n_dims > 0 && n_dims % 2 == 0 && n_dims <= t.ne[0] && same_shape(t, *s0) &&
              dev.physical().float64 && all_bindable({s0, s1, s2, &t});
     }
@@ -440,11 +450,18 @@ void rec_rope(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& x, const
   Push p;
   p << bx.residual << bp.residual << bf.residual << bd.residual;
   p.ne(t).nb(x).nb(t);
-  p << u(n_dims) << ((t.params[ZEN_ROPE_MODE] == ZEN_ROPE_NEOX ? 1u : 0u) | (ff ? 2u : 0u));
+  const int32_t mode = t.params[ZEN_ROPE_MODE];
+  const bool multi = mode == ZEN_ROPE_MROPE;
+  p << u(n_dims)
+    << ((mode == ZEN_ROPE_NEOX || multi ? 1u : 0u) | (ff ? 2u : 0u) | (multi ? 4u : 0u));
   p << static_cast<uint32_t>(rbits) << static_cast<uint32_t>(rbits >> 32);
   p << f(freq_scale) << f(ext) << f(static_cast<float>(lo)) << f(static_cast<float>(hi))
     << f(static_cast<float>(mscale));
   p << u(pos.nb[0]) << (ff ? u(ff->nb[0]) : 0u) << t.type;
+  uint32_t sections = 0;
+  for (int a = 0; multi && a < 4; ++a)
+    sections |= static_cast<uint32_t>(t.params[ZEN_ROPE_SECTION_0 + a]) << (8 * a);
+  p << sections;
   const uint64_t per_row = static_cast<uint64_t>(n_dims / 2 + (t.ne[0] - n_dims));
   dev.dispatch(Shader::kRope, {bx, bp, bf, bd}, p.data(), p.bytes(),
                ceil_div(per_row * nrows(t), 64));
