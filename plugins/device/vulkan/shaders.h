@@ -22,6 +22,7 @@ enum class Shader {
   kQuantizeAct,
   kConv,
   kUpsample,
+  kArgsortMerge,
   kCount
 };
 

@@ -166,6 +166,16 @@ bool act_fits(const VulkanDevice& dev, const zen_tensor& a, const zen_tensor& b)
   return act_col_bytes(a) * static_cast<uint64_t>(b.ne[1] * b.ne[2] * b.ne[3]) <= dev.max_range();
 }
 
+// ARGSORT/TOP_K sort chunks of this many elements in shared memory (argsort.comp); longer
+// rows keep each chunk's sorted indices in the scratch for argsort_merge.comp.
+constexpr uint64_t kSortChunk = 1024;
+uint64_t sort_chunks(const zen_tensor& a) {
+  return ceil_div(static_cast<uint64_t>(a.ne[0]), kSortChunk);
+}
+uint64_t sort_scratch_bytes(const zen_tensor& a) {
+  return nrows(a) * sort_chunks(a) * kSortChunk * 4;
+}
+
 // ---- supports ------------------------------------------------------------------------------
 
 bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor& t) {
@@ -290,8 +300,10 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              all_bindable({s0, &t});
     case ZEN_OP_ARGSORT:
     case ZEN_OP_TOP_K:
-      return s0 && t.type == I32 && is_float(s0->type) && s0->ne[0] <= 1024 &&
-             t.ne[0] <= s0->ne[0] && all_bindable({s0, &t});
+      return s0 && t.type == I32 && is_float(s0->type) && t.ne[0] <= s0->ne[0] &&
+             (static_cast<uint64_t>(s0->ne[0]) <= kSortChunk ||
+              sort_scratch_bytes(*s0) <= dev.max_range()) &&
+             all_bindable({s0, &t});
     default:
       return false;
   }
@@ -558,13 +570,30 @@ void rec_set_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& rows
 
 void rec_sort(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, bool desc) {
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  const uint64_t nch = sort_chunks(a);
+  // Rows of one chunk are sorted straight into dst; longer ones chunk by chunk into the
+  // scratch (rows of nch * kSortChunk indices), then merged by rank.
+  const Binding bs = nch > 1 ? dev.scratch(sort_scratch_bytes(a)) : bd;
   uint32_t P = 1;
-  while (P < static_cast<uint32_t>(a.ne[0])) P <<= 1;
+  while (P < static_cast<uint32_t>(std::min<uint64_t>(a.ne[0], kSortChunk))) P <<= 1;
+  const uint64_t sw = nch * kSortChunk * 4;  // scratch bytes per row
   Push p;
-  p << ba.residual << bd.residual << a.type << (desc ? 1u : 0u);
-  p.ne(a).nb(a).nb(t);
-  p << P << u(t.ne[0]);
-  dev.dispatch(Shader::kArgsort, {ba, bd}, p.data(), p.bytes(), nrows(a));
+  p << ba.residual << bs.residual << a.type << (desc ? 1u : 0u);
+  p.ne(a).nb(a);
+  if (nch > 1)
+    p << 4u << u(sw) << u(sw * static_cast<uint64_t>(a.ne[1]))
+      << u(sw * static_cast<uint64_t>(a.ne[1] * a.ne[2]));
+  else
+    p.nb(t);
+  p << P << (nch > 1 ? u(kSortChunk) : u(t.ne[0])) << u(nch);
+  dev.dispatch(Shader::kArgsort, {ba, bs}, p.data(), p.bytes(), nrows(a) * nch);
+  if (nch == 1) return;
+  Push m;
+  m << ba.residual << bs.residual << bd.residual << a.type;
+  m.ne(a).nb(a).nb(t);
+  m << (desc ? 1u : 0u) << u(t.ne[0]) << u(nch);
+  dev.dispatch(Shader::kArgsortMerge, {ba, bs, bd}, m.data(), m.bytes(),
+               ceil_div(nelements(a), 64));
 }
 
 // ZEN_VULKAN_REFUSE_OPS="2,12": op ids this device refuses (a debugging aid: moves ops back
