@@ -49,6 +49,9 @@ const uint32_t kUpsample[] =
 const uint32_t kArgsortMerge[] =
 #include "argsort_merge.spv.inc"
     ;
+const uint32_t kMatmulExt[] =
+#include "matmul_ext.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},
@@ -66,6 +69,7 @@ const ShaderCode kShaders[] = {
     {"conv", kConv, sizeof kConv},
     {"upsample", kUpsample, sizeof kUpsample},
     {"argsort_merge", kArgsortMerge, sizeof kArgsortMerge},
+    {"matmul_ext", kMatmulExt, sizeof kMatmulExt},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

@@ -23,6 +23,7 @@ enum class Shader {
   kConv,
   kUpsample,
   kArgsortMerge,
+  kMatmulExt,
   kCount
 };
 

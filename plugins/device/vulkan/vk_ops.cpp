@@ -354,6 +354,10 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
   const Binding bi = id_mode ? dev.bind(*ids, extent(*ids)) : bd;
   // Quantized weights: b's columns quantized once into the scratch, as the CPU does.
   const uint64_t col_bytes = act_col_bytes(a), cols = nrows(b);
+  // The formats of QFORMATS_EXT have their own pipeline (shaders/quant.glsl says why).
+  const bool ext = a.type == ZEN_TYPE_Q2_K || a.type == ZEN_TYPE_Q3_K ||
+                   a.type == ZEN_TYPE_IQ4_NL || a.type == ZEN_TYPE_IQ4_XS ||
+                   a.type == ZEN_TYPE_MXFP4;
   Binding bq = bd;
   if (col_bytes) {
     bq = dev.scratch(col_bytes * cols);
@@ -383,7 +387,8 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     else
       items *= ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
                static_cast<uint64_t>(t.ne[2] * t.ne[3]);
-    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(), p.bytes(), items);
+    dev.dispatch(ext ? Shader::kMatmulExt : Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(),
+                 p.bytes(), items);
   }
 }
 

@@ -3,10 +3,19 @@
 // block of the 32-element formats and one 32-element sub-block of the 256-element ones, so
 // every format decodes the same way: the caller walks a row chunk by chunk.
 // A block-format chunk is its header (qhead: float scale d and min m, and the chunk's integer
-// scales) and eight words of four int8 quants each (qword), the quants as the CPU's vec_dot
+// scales) and eight words of four int8 quants each (qwords), the quants as the CPU's vec_dot
 // multiplies them; the value of element j is d * sc * q - m * mn (dq32). matmul.comp dots the
 // same words with int8 activations.
+// A shader may compile in only some formats: llvmpipe (lavapipe) executes every branch of an
+// if, taken or not, so each format's decoder costs every other format time. QFORMATS_BASE:
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1, Q8_K, Q4_K, Q5_K, Q6_K; QFORMATS_EXT: Q2_K, Q3_K,
+// IQ4_NL, IQ4_XS, MXFP4; neither defined: all of them.
 // Requires common.glsl.
+
+#if !defined(QFORMATS_BASE) && !defined(QFORMATS_EXT)
+#define QFORMATS_BASE
+#define QFORMATS_EXT
+#endif
 
 #define TYPE_Q4_0 2u
 #define TYPE_Q4_1 3u
@@ -110,84 +119,135 @@ void qhead(uint t, uint row, uint c, out float d, out float m, out ivec4 sc) {
   d = 0.0;
   m = 0.0;
   sc = ivec4(1, 1, 0, 0);
-  if (t == TYPE_Q4_0 || t == TYPE_Q5_0 || t == TYPE_Q8_0 || t == TYPE_Q8_1 || t == TYPE_IQ4_NL) {
+#ifdef QFORMATS_BASE
+  if (t == TYPE_Q4_0 || t == TYPE_Q5_0 || t == TYPE_Q8_0 || t == TYPE_Q8_1 || t == TYPE_Q4_1 ||
+      t == TYPE_Q5_1) {
     d = rdf16_0(b);
-  } else if (t == TYPE_Q8_K) {
+    if (t == TYPE_Q4_1 || t == TYPE_Q5_1) {
+      m = rdf16_0(b + 2u);
+      sc = ivec4(1, 1, -1, -1);
+    }
+    return;
+  }
+  if (t == TYPE_Q8_K) {
     d = uintBitsToFloat(rd32_0(b));
-  } else if (t == TYPE_Q4_1 || t == TYPE_Q5_1) {
-    d = rdf16_0(b);
-    m = rdf16_0(b + 2u);
-    sc = ivec4(1, 1, -1, -1);
-  } else if (t == TYPE_MXFP4) {
-    d = e8m0_half(rd8_0(b));
-  } else if (t == TYPE_IQ4_XS) {
-    const uint lo = (rd8_0(b + 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xfu;
-    const uint hi = (rd16_0(b + 2u) >> (2u * s)) & 3u;
-    d = rdf16_0(b) * float(int(lo | (hi << 4)) - 32);
-  } else if (t == TYPE_Q2_K) {
-    d = rdf16_0(b + 80u);
-    m = rdf16_0(b + 82u);
-    const uint s0 = rd8_0(b + 2u * s), s1 = rd8_0(b + 2u * s + 1u);
-    sc = ivec4(s0 & 0xfu, s1 & 0xfu, s0 >> 4, s1 >> 4);
-  } else if (t == TYPE_Q3_K) {
-    d = rdf16_0(b + 108u);
-    sc = ivec4(scale_q3_K(b + 96u, 2u * s), scale_q3_K(b + 96u, 2u * s + 1u), 0, 0);
-  } else if (t == TYPE_Q4_K || t == TYPE_Q5_K) {
+    return;
+  }
+  if (t == TYPE_Q4_K || t == TYPE_Q5_K) {
     d = rdf16_0(b);
     m = rdf16_0(b + 2u);
     const ivec2 sm = scale_min_k4(s, b + 4u);
     sc = ivec4(sm.x, sm.x, sm.y, sm.y);
-  } else if (t == TYPE_Q6_K) {
+    return;
+  }
+  if (t == TYPE_Q6_K) {
     d = rdf16_0(b + 208u);
     const uint scb = b + 192u + (s >> 2) * 8u + 2u * (s & 3u);
     sc = ivec4(act8(rd8_0(scb), 0u), act8(rd8_0(scb + 1u), 0u), 0, 0);
+    return;
   }
+#endif
+#ifdef QFORMATS_EXT
+  if (t == TYPE_IQ4_NL) {
+    d = rdf16_0(b);
+    return;
+  }
+  if (t == TYPE_MXFP4) {
+    d = e8m0_half(rd8_0(b));
+    return;
+  }
+  if (t == TYPE_IQ4_XS) {
+    const uint lo = (rd8_0(b + 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xfu;
+    const uint hi = (rd16_0(b + 2u) >> (2u * s)) & 3u;
+    d = rdf16_0(b) * float(int(lo | (hi << 4)) - 32);
+    return;
+  }
+  if (t == TYPE_Q2_K) {
+    d = rdf16_0(b + 80u);
+    m = rdf16_0(b + 82u);
+    const uint s0 = rd8_0(b + 2u * s), s1 = rd8_0(b + 2u * s + 1u);
+    sc = ivec4(s0 & 0xfu, s1 & 0xfu, s0 >> 4, s1 >> 4);
+    return;
+  }
+  if (t == TYPE_Q3_K) {
+    d = rdf16_0(b + 108u);
+    sc = ivec4(scale_q3_K(b + 96u, 2u * s), scale_q3_K(b + 96u, 2u * s + 1u), 0, 0);
+  }
+#endif
 }
 
-// Quants 4w .. 4w + 3 of chunk c, one signed byte each (Q4_0 nibble - 8, Q5_0 q - 16, Q3_K
-// q - 4 without its high bit, Q6_K q - 32, the grid formats their grid values, the rest
-// unsigned).
-uint qword(uint t, uint row, uint c, uint w) {
+// The 32 quants of chunk c, four per word (qw[w]: elements 4w .. 4w + 3), one signed byte
+// each (Q4_0 nibble - 8, Q5_0 q - 16, Q3_K q - 4 without its high bit, Q6_K q - 32, the grid
+// formats their grid values, the rest unsigned). The type test is outside each format's word
+// loop, so the loop unrolls into straight code per format.
+void qwords(uint t, uint row, uint c, out uint qw[8]) {
   const uint b = chunk_block(t, row, c), s = c & 7u;
+#ifdef QFORMATS_BASE
   if (t == TYPE_Q4_0 || t == TYPE_Q4_1 || t == TYPE_Q5_0 || t == TYPE_Q5_1) {
     const bool has_min = t == TYPE_Q4_1 || t == TYPE_Q5_1, q5 = t == TYPE_Q5_0 || t == TYPE_Q5_1;
-    const uint hoff = has_min ? 4u : 2u;
-    uint x = nibbles(rd32_0(b + hoff + (q5 ? 4u : 0u) + 4u * (w & 3u)), w >= 4u);
-    if (q5) {  // fifth bit of element j: bit j of qh
-      const uint h = (rd32_0(b + hoff) >> (4u * w)) & 0xfu;
-      x |= ((h & 1u) << 4) | ((h & 2u) << 11) | ((h & 4u) << 18) | ((h & 8u) << 25);
+    const uint hoff = has_min ? 4u : 2u, qs = b + hoff + (q5 ? 4u : 0u);
+    const uint qh = q5 ? rd32_0(b + hoff) : 0u, off = has_min ? 0u : (q5 ? 16u : 8u);
+    [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+      const uint x = rd32_0(qs + 4u * w);
+      // fifth bit of element j: bit j of qh, to bit 4 of its byte
+      const uint h0 = (((qh >> (4u * w)) & 0xfu) * 0x00204081u) & 0x01010101u;
+      const uint h1 = (((qh >> (4u * w + 16u)) & 0xfu) * 0x00204081u) & 0x01010101u;
+      qw[w] = sub_bytes(nibbles(x, false) | (h0 << 4), off);
+      qw[w + 4u] = sub_bytes(nibbles(x, true) | (h1 << 4), off);
     }
-    return sub_bytes(x, has_min ? 0u : (q5 ? 16u : 8u));
+    return;
   }
-  if (t == TYPE_Q8_0) return rd32_0(b + 2u + 4u * w);
-  if (t == TYPE_Q8_1) return rd32_0(b + 4u + 4u * w);
-  if (t == TYPE_Q8_K) return rd32_0(b + 4u + 32u * s + 4u * w);
-  if (t == TYPE_IQ4_NL) return grid4(nibbles(rd32_0(b + 2u + 4u * (w & 3u)), w >= 4u), false);
-  if (t == TYPE_MXFP4) return grid4(nibbles(rd32_0(b + 1u + 4u * (w & 3u)), w >= 4u), true);
-  if (t == TYPE_IQ4_XS)
-    return grid4(nibbles(rd32_0(b + 8u + 16u * s + 4u * (w & 3u)), w >= 4u), false);
-  if (t == TYPE_Q2_K)  // element 32s + l: bits 2 (s % 4) of qs[32 (s / 4) + l]
-    return (rd32_0(b + 16u + 32u * (s >> 2) + 4u * w) >> (2u * (s & 3u))) & 0x03030303u;
-  if (t == TYPE_Q3_K) {  // as Q2_K, minus 4 where bit s of hmask[l] is clear
-    const uint lo = (rd32_0(b + 32u + 32u * (s >> 2) + 4u * w) >> (2u * (s & 3u))) & 0x03030303u;
-    const uint hb = (rd32_0(b + 4u * w) >> s) & 0x01010101u;
-    return sub_bytes(lo | (hb << 2), 4u);
+  if (t == TYPE_Q8_0 || t == TYPE_Q8_1 || t == TYPE_Q8_K) {
+    const uint qs = t == TYPE_Q8_0 ? b + 2u : (t == TYPE_Q8_1 ? b + 4u : b + 4u + 32u * s);
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) qw[w] = rd32_0(qs + 4u * w);
+    return;
   }
   if (t == TYPE_Q4_K || t == TYPE_Q5_K) {
     const bool q5 = t == TYPE_Q5_K;
-    uint x = (rd32_0(b + (q5 ? 48u : 16u) + (s >> 1) * 32u + 4u * w) >> (4u * (s & 1u))) &
-             0x0f0f0f0fu;
-    if (q5) x |= ((rd32_0(b + 16u + 4u * w) >> s) & 0x01010101u) << 4;
-    return x;
+    const uint qs = b + (q5 ? 48u : 16u) + (s >> 1) * 32u, shift = 4u * (s & 1u);
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      uint x = (rd32_0(qs + 4u * w) >> shift) & 0x0f0f0f0fu;
+      if (q5) x |= ((rd32_0(b + 16u + 4u * w) >> s) & 0x01010101u) << 4;
+      qw[w] = x;
+    }
+    return;
   }
   if (t == TYPE_Q6_K) {
     const uint h = s >> 2, k4 = s & 3u;
-    const uint lo = (rd32_0(b + h * 64u + (k4 & 1u) * 32u + 4u * w) >> (k4 < 2u ? 0u : 4u)) &
-                    0x0f0f0f0fu;
-    const uint hi = (rd32_0(b + 128u + h * 32u + 4u * w) >> (2u * k4)) & 0x03030303u;
-    return sub_bytes(lo | (hi << 4), 32u);
+    const uint ql = b + h * 64u + (k4 & 1u) * 32u, qh = b + 128u + h * 32u;
+    const uint shift = k4 < 2u ? 0u : 4u;
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint lo = (rd32_0(ql + 4u * w) >> shift) & 0x0f0f0f0fu;
+      const uint hi = (rd32_0(qh + 4u * w) >> (2u * k4)) & 0x03030303u;
+      qw[w] = sub_bytes(lo | (hi << 4), 32u);
+    }
+    return;
   }
-  return 0u;
+#endif
+#ifdef QFORMATS_EXT
+  if (t == TYPE_IQ4_NL || t == TYPE_MXFP4 || t == TYPE_IQ4_XS) {
+    const bool mx = t == TYPE_MXFP4;
+    const uint qs = t == TYPE_IQ4_NL ? b + 2u : (mx ? b + 1u : b + 8u + 16u * s);
+    [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+      const uint x = rd32_0(qs + 4u * w);
+      qw[w] = grid4(nibbles(x, false), mx);
+      qw[w + 4u] = grid4(nibbles(x, true), mx);
+    }
+    return;
+  }
+  if (t == TYPE_Q2_K || t == TYPE_Q3_K) {
+    // element 32s + l: bits 2 (s % 4) of qs[32 (s / 4) + l]; Q3_K minus 4 where bit s of
+    // hmask[l] is clear
+    const bool q3 = t == TYPE_Q3_K;
+    const uint qs = b + (q3 ? 32u : 16u) + 32u * (s >> 2), shift = 2u * (s & 3u);
+    [[unroll]] for (uint w = 0u; w < 8u; ++w) {
+      const uint lo = (rd32_0(qs + 4u * w) >> shift) & 0x03030303u;
+      qw[w] = q3 ? sub_bytes(lo | (((rd32_0(b + 4u * w) >> s) & 0x01010101u) << 2), 4u) : lo;
+    }
+    return;
+  }
+#endif
+  [[unroll]] for (uint w = 0u; w < 8u; ++w) qw[w] = 0u;
 }
 
 // Chunk c of the row starting at byte `row`: elements 32c .. 32c + 31. Float rows: element i
@@ -206,9 +266,9 @@ void dq32(uint t, uint row, uint c, uint nb0, uint n, out float v[32]) {
   qhead(t, row, c, d, m, sc);
   const float d0 = d * float(sc.x), d1 = d * float(sc.y), m0 = m * float(sc.z),
               m1 = m * float(sc.w);
-  [[unroll]] for (uint w = 0u; w < 8u; ++w) {
-    const uint q = qword(t, row, c, w);
+  uint qw[8];
+  qwords(t, row, c, qw);
+  [[unroll]] for (uint w = 0u; w < 8u; ++w)
     [[unroll]] for (uint k = 0u; k < 4u; ++k)
-      v[4u * w + k] = (w < 4u ? d0 : d1) * float(act8(q, k)) - (w < 4u ? m0 : m1);
-  }
+      v[4u * w + k] = (w < 4u ? d0 : d1) * float(act8(qw[w], k)) - (w < 4u ? m0 : m1);
 }
