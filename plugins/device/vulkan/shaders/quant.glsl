@@ -4,7 +4,7 @@
 // every format decodes the same way: the caller walks a row chunk by chunk.
 // A block-format chunk is its header (qhead: float scale d and min m, and the chunk's integer
 // scales) and eight words of four int8 quants each (qwords), the quants as the CPU's vec_dot
-// multiplies them; the value of element j is d * sc * q - m * mn (dq32). matmul.comp dots the
+// multiplies them; the value of element j is d * sc * q - m * mn (dq32). matmul.glsl dots the
 // same words with int8 activations.
 // A shader may compile in only some formats: llvmpipe (lavapipe) executes every branch of an
 // if, taken or not, so each format's decoder costs every other format time. QFORMATS_BASE:
@@ -78,7 +78,8 @@ uint nibbles(uint x, bool hi) { return (hi ? x >> 4 : x) & 0x0f0f0f0fu; }
 
 // The non-linear 4-bit grids (core/quant/codec_dequant.cpp): IQ4_NL/IQ4_XS, and MXFP4's E2M1
 // values doubled.
-const int kGridIQ4[16] = int[](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+const int kGridIQ4[16] =
+    int[](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
 const int kGridMXFP4[16] = int[](0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
 uint grid4(uint nibs, bool mx) {
   uint r = 0u;
@@ -104,8 +105,8 @@ int scale_q3_K(uint s, uint g) {
   return int(lo | (hi << 4)) - 32;
 }
 
-// Byte offset of the block holding chunk c of the row at byte `row`, and the chunk's index in
-// its block (0 for the 32-element formats).
+// Byte offset of the block holding chunk c of the row at byte `row` (the chunk's index in a
+// 256-element block is c & 7).
 uint chunk_block(uint t, uint row, uint c) {
   return row + (block_size(t) == 256u ? c >> 3 : c) * block_bytes(t);
 }
