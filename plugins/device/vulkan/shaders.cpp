@@ -40,14 +40,36 @@ const uint32_t kArgsort[] =
 const uint32_t kQuantizeAct[] =
 #include "quantize_act.spv.inc"
     ;
+const uint32_t kConv[] =
+#include "conv.spv.inc"
+    ;
+const uint32_t kUpsample[] =
+#include "upsample.spv.inc"
+    ;
+const uint32_t kArgsortMerge[] =
+#include "argsort_merge.spv.inc"
+    ;
+const uint32_t kMatmulExt[] =
+#include "matmul_ext.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
-    {"copy", kCopy, sizeof kCopy},           {"get_rows", kGetRows, sizeof kGetRows},
-    {"set_rows", kSetRows, sizeof kSetRows}, {"binary", kBinary, sizeof kBinary},
-    {"unary", kUnary, sizeof kUnary},        {"rms_norm", kRmsNorm, sizeof kRmsNorm},
-    {"softmax", kSoftmax, sizeof kSoftmax},  {"rope", kRope, sizeof kRope},
-    {"matmul", kMatmul, sizeof kMatmul},     {"attention", kAttention, sizeof kAttention},
-    {"argsort", kArgsort, sizeof kArgsort},  {"quantize_act", kQuantizeAct, sizeof kQuantizeAct},
+    {"copy", kCopy, sizeof kCopy},
+    {"get_rows", kGetRows, sizeof kGetRows},
+    {"set_rows", kSetRows, sizeof kSetRows},
+    {"binary", kBinary, sizeof kBinary},
+    {"unary", kUnary, sizeof kUnary},
+    {"rms_norm", kRmsNorm, sizeof kRmsNorm},
+    {"softmax", kSoftmax, sizeof kSoftmax},
+    {"rope", kRope, sizeof kRope},
+    {"matmul", kMatmul, sizeof kMatmul},
+    {"attention", kAttention, sizeof kAttention},
+    {"argsort", kArgsort, sizeof kArgsort},
+    {"quantize_act", kQuantizeAct, sizeof kQuantizeAct},
+    {"conv", kConv, sizeof kConv},
+    {"upsample", kUpsample, sizeof kUpsample},
+    {"argsort_merge", kArgsortMerge, sizeof kArgsortMerge},
+    {"matmul_ext", kMatmulExt, sizeof kMatmulExt},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

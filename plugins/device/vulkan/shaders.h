@@ -20,6 +20,10 @@ enum class Shader {
   kAttention,
   kArgsort,
   kQuantizeAct,
+  kConv,
+  kUpsample,
+  kArgsortMerge,
+  kMatmulExt,
   kCount
 };
 

@@ -48,6 +48,20 @@ TypeInfo type_info(uint32_t t) {
       return {32, 24};
     case ZEN_TYPE_Q8_0:
       return {32, 34};
+    case ZEN_TYPE_Q8_1:
+      return {32, 36};
+    case ZEN_TYPE_Q8_K:
+      return {256, 292};
+    case ZEN_TYPE_IQ4_NL:
+      return {32, 18};
+    case ZEN_TYPE_MXFP4:
+      return {32, 17};
+    case ZEN_TYPE_Q2_K:
+      return {256, 84};
+    case ZEN_TYPE_Q3_K:
+      return {256, 110};
+    case ZEN_TYPE_IQ4_XS:
+      return {256, 136};
     case ZEN_TYPE_Q4_K:
       return {256, 144};
     case ZEN_TYPE_Q5_K:
@@ -58,8 +72,10 @@ TypeInfo type_info(uint32_t t) {
       return {0, 0};
   }
 }
-// Weight types dq32() decodes (shaders/quant.glsl).
+// Types dq32() decodes (shaders/quant.glsl).
 bool decodable(uint32_t t) { return t != I32 && type_info(t).block != 0; }
+// Weight types of MATMUL/MATMUL_ID (the activation formats Q8_1 and Q8_K are not).
+bool weight_type(uint32_t t) { return decodable(t) && t != ZEN_TYPE_Q8_1 && t != ZEN_TYPE_Q8_K; }
 
 // Bytes of one row (dim 0) of t.
 uint64_t row_bytes(const zen_tensor& t) {
@@ -133,14 +149,31 @@ uint64_t nelements(const zen_tensor& t) {
 }
 uint64_t nrows(const zen_tensor& t) { return static_cast<uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]); }
 
-// Quantized weights take int8 activations (quantize_act.comp): bytes of one column's blocks,
-// 0 for float weights. Q8: d, s, 32 q (40 bytes per 32); Q8_K: d, 256 q (260 per 256).
+// Quantized weights take int8 activations (quantize_act.comp) in blocks of 256 (Q8_K: the
+// K-quants) or 32 (Q8: every other block format, IQ4_XS too), as the CPU's vec_dot pairs
+// them; 0 for float weights.
+uint64_t act_block(uint32_t weight_type) {
+  if (type_info(weight_type).block == 1) return 0;
+  return weight_type >= ZEN_TYPE_Q2_K && weight_type <= ZEN_TYPE_Q6_K ? 256 : 32;
+}
+// Bytes of one column's activation blocks: Q8: d, s, 32 q (40 bytes per 32); Q8_K: d, 256 q
+// (260 per 256).
 uint64_t act_col_bytes(const zen_tensor& a) {
-  const uint64_t block = type_info(a.type).block, K = static_cast<uint64_t>(a.ne[0]);
-  return block == 1 ? 0 : block == 256 ? K / 256 * 260 : K / 32 * 40;
+  const uint64_t block = act_block(a.type), K = static_cast<uint64_t>(a.ne[0]);
+  return block == 0 ? 0 : block == 256 ? K / 256 * 260 : K / 32 * 40;
 }
 bool act_fits(const VulkanDevice& dev, const zen_tensor& a, const zen_tensor& b) {
   return act_col_bytes(a) * static_cast<uint64_t>(b.ne[1] * b.ne[2] * b.ne[3]) <= dev.max_range();
+}
+
+// ARGSORT/TOP_K sort chunks of this many elements in shared memory (argsort.comp); longer
+// rows keep each chunk's sorted indices in the scratch for argsort_merge.comp.
+constexpr uint64_t kSortChunk = 1024;
+uint64_t sort_chunks(const zen_tensor& a) {
+  return ceil_div(static_cast<uint64_t>(a.ne[0]), kSortChunk);
+}
+uint64_t sort_scratch_bytes(const zen_tensor& a) {
+  return nrows(a) * sort_chunks(a) * kSortChunk * 4;
 }
 
 // ---- supports ------------------------------------------------------------------------------
@@ -164,12 +197,12 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              s1->type == I32 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
              t.ne[0] == s0->ne[0];
     case ZEN_OP_MATMUL:
-      return s0 && s1 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+      return s0 && s1 && t.type == F32 && weight_type(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s0->ne[0] == s1->ne[0] && s1->ne[2] % s0->ne[2] == 0 &&
              s1->ne[3] % s0->ne[3] == 0 && bindable(dev, *s0, true) && all_bindable({s1, &t}) &&
              act_fits(dev, *s0, *s1);
     case ZEN_OP_MATMUL_ID:
-      return s0 && s1 && s2 && t.type == F32 && decodable(s0->type) && packed_row(*s0) &&
+      return s0 && s1 && s2 && t.type == F32 && weight_type(s0->type) && packed_row(*s0) &&
              s1->type == F32 && s2->type == I32 && s0->ne[3] == 1 && t.ne[3] == 1 &&
              (s1->ne[1] == 1 || s1->ne[1] == s2->ne[0]) && all_bindable({s0, s1, s2, &t}) &&
              act_fits(dev, *s0, *s1);
@@ -181,29 +214,49 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
       return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == t.type &&
              same_shape(t, *s0) && same_shape(t, *s1) && t.params[0] >= 0 && t.params[0] <= 2 &&
              all_bindable({s0, s1, &t});
+    case ZEN_OP_GROUP_NORM:
+      if (t.params[0] <= 0 || s0 == nullptr || s0->ne[2] % t.params[0] != 0) return false;
+      [[fallthrough]];
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
+    case ZEN_OP_LAYER_NORM:
       return s0 && is_float(t.type) && s0->type == t.type && same_shape(t, *s0) &&
              all_bindable({s0, &t});
     case ZEN_OP_SOFTMAX:
-      return s0 && t.type == F32 && s0->type == F32 && same_shape(t, *s0) &&
+      return s0 && t.type == F32 && (s0->type == F32 || s0->type == F16) && same_shape(t, *s0) &&
              (!s1 || ((s1->type == F32 || s1->type == F16) && s1->ne[0] >= t.ne[0] &&
                       s1->ne[1] >= t.ne[1])) &&
              all_bindable({s0, s1, &t});
     case ZEN_OP_ROPE: {
       const int32_t mode = t.params[ZEN_ROPE_MODE], n_dims = t.params[ZEN_ROPE_N_DIMS];
+      if (mode == ZEN_ROPE_MROPE) {  // sections travel in 8 bits each
+        int32_t sum = 0;
+        for (int a = 0; a < 4; ++a) {
+          const int32_t sec = t.params[ZEN_ROPE_SECTION_0 + a];
+          if (sec < 0 || sec > 255) return false;
+          sum += sec;
+        }
+        if (sum == 0 || !s1 || s1->ne[0] < 4 * t.ne[2]) return false;
+      }
       return s0 && s1 && is_float(t.type) && s0->type == t.type && s1->type == I32 &&
-             (!s2 || s2->type == F32) && (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX) &&
+             (!s2 || s2->type == F32) &&
+             (mode == ZEN_ROPE_NORMAL || mode == ZEN_ROPE_NEOX || mode == ZEN_ROPE_MROPE) &&
              n_dims > 0 && n_dims % 2 == 0 && n_dims <= t.ne[0] && same_shape(t, *s0) &&
              dev.physical().float64 && all_bindable({s0, s1, s2, &t});
     }
     case ZEN_OP_ATTENTION: {
-      if (!s0 || !s1 || !s2 || t.type != F32 || s0->type != F32 || s0->nb[0] != 4) return false;
-      // Broadcast dims travel in 8 bits each (push constants are 128 bytes).
+      if (!s0 || !s1 || !s2 || t.type != F32 || !is_float(s0->type) ||
+          s0->nb[0] != type_info(s0->type).bytes)
+        return false;
+      // Broadcast dims travel in 8 bits each (push constants are 128 bytes). Q8_0 K/V rows
+      // are packed blocks.
       for (const zen_tensor* kv : {s1, s2})
-        if (!is_float(kv->type) || kv->ne[3] >= 256) return false;
+        if (!(is_float(kv->type) ||
+              (kv->type == ZEN_TYPE_Q8_0 && packed_row(*kv) && kv->ne[0] % 32 == 0)) ||
+            kv->ne[3] >= 256)
+          return false;
       if (s3 && ((s3->type != F32 && s3->type != F16) || s3->nb[0] != type_info(s3->type).bytes ||
                  s3->ne[2] >= 256 || s3->ne[3] >= 256))
         return false;
@@ -212,6 +265,9 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
              t.ne[0] == Dv && all_bindable({s0, s1, s2, s3, &t});
     }
     case ZEN_OP_CPY:
+      if (s0 && type_info(s0->type).block > 1)  // block formats dequantized to F32
+        return t.type == F32 && same_shape(t, *s0) && packed_row(*s0) && bindable(dev, *s0, true) &&
+               bindable(dev, t);
       return s0 && same_shape(t, *s0) &&
              ((is_float(t.type) && is_float(s0->type)) || (t.type == I32 && s0->type == I32)) &&
              all_bindable({s0, &t});
@@ -228,10 +284,26 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
           return false;
       return s0 && bindable(dev, t);
     }
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV2D:
+    case ZEN_OP_CONV_TRANSPOSE1D: {
+      const bool two = t.op == ZEN_OP_CONV2D;
+      for (int i = 0; i < (two ? 6 : 3); ++i) {  // strides and dilations positive, pads >= 0
+        const bool pad = two ? (i == 2 || i == 3) : i == 1;
+        if (t.params[i] < (pad ? 0 : 1)) return false;
+      }
+      return s0 && s1 && t.type == F32 && is_float(s0->type) && is_float(s1->type) &&
+             contiguous(t) && all_bindable({s0, s1, &t});
+    }
+    case ZEN_OP_UPSAMPLE:
+      return s0 && t.type == F32 && is_float(s0->type) && (t.params[4] == 0 || t.params[4] == 1) &&
+             all_bindable({s0, &t});
     case ZEN_OP_ARGSORT:
     case ZEN_OP_TOP_K:
-      return s0 && t.type == I32 && is_float(s0->type) && s0->ne[0] <= 1024 &&
-             t.ne[0] <= s0->ne[0] && all_bindable({s0, &t});
+      return s0 && t.type == I32 && is_float(s0->type) && t.ne[0] <= s0->ne[0] &&
+             (static_cast<uint64_t>(s0->ne[0]) <= kSortChunk ||
+              sort_scratch_bytes(*s0) <= dev.max_range()) &&
+             all_bindable({s0, &t});
     default:
       return false;
   }
@@ -239,14 +311,16 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
 
 // ---- recorders -----------------------------------------------------------------------------
 
+// GET_ROWS, or (ids null) CPY of a block-format tensor to F32: row n of t is row n of table.
 void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& table,
-                  const zen_tensor& ids) {
+                  const zen_tensor* ids) {
   const uint64_t R = static_cast<uint64_t>(table.ne[1]);
   const uint64_t rows_per =
       table.ne[2] == 1 && table.ne[3] == 1 && table.ne[1] > 1
           ? std::max<uint64_t>(1, (dev.max_range() - 64 - row_bytes(table)) / table.nb[1] + 1)
           : R;
-  const Binding bi = dev.bind(ids, extent(ids)), bd = dev.bind(t, extent(t));
+  const Binding bd = dev.bind(t, extent(t));
+  const Binding bi = ids ? dev.bind(*ids, extent(*ids)) : bd;
   const uint64_t chunks = ceil_div(static_cast<uint64_t>(t.ne[0]), 32);
   for (uint64_t r0 = 0; r0 < R; r0 += rows_per) {
     const uint64_t rw = std::min(rows_per, R - r0);
@@ -256,8 +330,12 @@ void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& tabl
     Push p;
     p << bt.residual << bi.residual << bd.residual << table.type;
     p.ne(t).nb(table);
-    p << u(ids.nb[0]) << u(ids.nb[1]) << u(ids.nb[2]) << u(R);
-    p.nb(t) << u(r0) << u(rw);
+    if (ids)
+      p << u(ids->nb[0]) << u(ids->nb[1]) << u(ids->nb[2]);
+    else
+      p << 0u << 0u << 0u;
+    p << u(R);
+    p.nb(t) << u(r0) << u(rw) << (ids ? 0u : 1u);
     dev.dispatch(Shader::kGetRows, {bt, bi, bd, dev.status_binding()}, p.data(), p.bytes(),
                  ceil_div(chunks * nrows(t), 64));
   }
@@ -276,10 +354,14 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
   const Binding bi = id_mode ? dev.bind(*ids, extent(*ids)) : bd;
   // Quantized weights: b's columns quantized once into the scratch, as the CPU does.
   const uint64_t col_bytes = act_col_bytes(a), cols = nrows(b);
+  // The formats of QFORMATS_EXT have their own pipeline (shaders/quant.glsl says why).
+  const bool ext = a.type == ZEN_TYPE_Q2_K || a.type == ZEN_TYPE_Q3_K ||
+                   a.type == ZEN_TYPE_IQ4_NL || a.type == ZEN_TYPE_IQ4_XS ||
+                   a.type == ZEN_TYPE_MXFP4;
   Binding bq = bd;
   if (col_bytes) {
     bq = dev.scratch(col_bytes * cols);
-    const uint32_t qk = type_info(a.type).block == 256 ? 256 : 32;
+    const uint32_t qk = u(act_block(a.type));
     Push p;
     p << bb.residual;
     p.nb(b) << u(b.ne[1]) << u(b.ne[2]) << u(b.ne[3]) << u(a.ne[0]) << qk;
@@ -305,7 +387,8 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     else
       items *= ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
                static_cast<uint64_t>(t.ne[2] * t.ne[3]);
-    dev.dispatch(Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(), p.bytes(), items);
+    dev.dispatch(ext ? Shader::kMatmulExt : Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(),
+                 p.bytes(), items);
   }
 }
 
@@ -328,12 +411,15 @@ void rec_unary(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint
   dev.dispatch(Shader::kUnary, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 256));
 }
 
-void rec_rms_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
+// RMS_NORM (mode 0), LAYER_NORM (1), GROUP_NORM (2): one workgroup per normalized set.
+void rec_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint32_t mode) {
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  const uint32_t groups = mode == 2 ? u(int64_t{t.params[0]}) : 0u;
   Push p;
-  p << ba.residual << bd.residual << f(zen_param_f32(&t, 0));
-  p.ne(t).nb(a).nb(t) << t.type;
-  dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(), nrows(t));
+  p << ba.residual << bd.residual << f(zen_param_f32(&t, mode == 2 ? 1 : 0));
+  p.ne(t).nb(a).nb(t) << t.type << mode << groups;
+  dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(),
+               mode == 2 ? groups * static_cast<uint64_t>(t.ne[3]) : nrows(t));
 }
 
 void rec_softmax(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a,
@@ -341,7 +427,8 @@ void rec_softmax(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a,
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
   const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : ba;
   Push p;
-  p << ba.residual << bm.residual << bd.residual << (mask ? (mask->type == F32 ? 1u : 2u) : 0u);
+  p << ba.residual << bm.residual << bd.residual
+    << ((mask ? (mask->type == F32 ? 1u : 2u) : 0u) | (a.type == F16 ? 16u : 0u));
   p << f(zen_param_f32(&t, 0));
   p.ne(t).nb(a);
   p << (mask ? u(mask->ne[2]) : 1u) << (mask ? u(mask->ne[3]) : 1u);
@@ -380,11 +467,18 @@ void rec_rope(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& x, const
   Push p;
   p << bx.residual << bp.residual << bf.residual << bd.residual;
   p.ne(t).nb(x).nb(t);
-  p << u(n_dims) << ((t.params[ZEN_ROPE_MODE] == ZEN_ROPE_NEOX ? 1u : 0u) | (ff ? 2u : 0u));
+  const int32_t mode = t.params[ZEN_ROPE_MODE];
+  const bool multi = mode == ZEN_ROPE_MROPE;
+  p << u(n_dims)
+    << ((mode == ZEN_ROPE_NEOX || multi ? 1u : 0u) | (ff ? 2u : 0u) | (multi ? 4u : 0u));
   p << static_cast<uint32_t>(rbits) << static_cast<uint32_t>(rbits >> 32);
   p << f(freq_scale) << f(ext) << f(static_cast<float>(lo)) << f(static_cast<float>(hi))
     << f(static_cast<float>(mscale));
   p << u(pos.nb[0]) << (ff ? u(ff->nb[0]) : 0u) << t.type;
+  uint32_t sections = 0;
+  for (int a = 0; multi && a < 4; ++a)
+    sections |= static_cast<uint32_t>(t.params[ZEN_ROPE_SECTION_0 + a]) << (8 * a);
+  p << sections;
   const uint64_t per_row = static_cast<uint64_t>(n_dims / 2 + (t.ne[0] - n_dims));
   dev.dispatch(Shader::kRope, {bx, bp, bf, bd}, p.data(), p.bytes(),
                ceil_div(per_row * nrows(t), 64));
@@ -396,9 +490,11 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
                 bv = dev.bind(v, extent(v)), bd = dev.bind(t, extent(t));
   const Binding bm = mask ? dev.bind(*mask, extent(*mask)) : bq;
   const uint32_t mtype = mask ? (mask->type == F32 ? 1u : 2u) : 0u;
-  auto kv_code = [](uint32_t t) { return t == F16 ? 1u : (t == BF16 ? 2u : 0u); };
-  const uint32_t flags = kv_code(k.type) | (kv_code(v.type) << 2) | (mtype << 4) |
-                         (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u);
+  auto code = [](uint32_t t) {
+    return t == F16 ? 1u : (t == BF16 ? 2u : (t == ZEN_TYPE_Q8_0 ? 3u : 0u));
+  };
+  const uint32_t flags = code(k.type) | (code(v.type) << 2) | (mtype << 4) |
+                         (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u) | (code(q.type) << 7);
   Push p;
   p << bq.residual << bk.residual << bv.residual << bm.residual << bd.residual;
   p << u(q.ne[0]) << u(v.ne[0]) << u(q.ne[1]) << u(q.ne[2]) << u(q.ne[3]) << u(k.ne[1])
@@ -418,6 +514,39 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
     << static_cast<uint32_t>(t.params[ZEN_ATTN_POS0]);
   dev.dispatch(Shader::kAttention, {bq, bk, bv, bm, bd}, p.data(), p.bytes(),
                static_cast<uint64_t>(q.ne[1] * q.ne[2] * q.ne[3]));
+}
+
+// CONV1D, CONV2D, CONV_TRANSPOSE1D (conv.comp): each tensor's dims mapped onto the 2D
+// convolution's (x, y, channel, outer); a 1D op has no y.
+void rec_conv(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& k, const zen_tensor& x) {
+  const bool two = t.op == ZEN_OP_CONV2D, transpose = t.op == ZEN_OP_CONV_TRANSPOSE1D;
+  const Binding bk = dev.bind(k, extent(k)), bx = dev.bind(x, extent(x)),
+                bd = dev.bind(t, extent(t));
+  const int c = two ? 2 : 1;  // channel dim of kernel and input
+  const uint64_t knb_ic = transpose ? k.nb[2] : k.nb[c], knb_oc = transpose ? k.nb[1] : k.nb[c + 1];
+  const int32_t* pr = t.params;
+  Push p;
+  p << bk.residual << bx.residual << bd.residual
+    << (k.type | (x.type << 8) | (transpose ? 1u << 16 : 0u));
+  p << u(k.ne[0]) << (two ? u(k.ne[1]) : 1u) << u(transpose ? k.ne[2] : k.ne[c]) << u(x.ne[0]);
+  p << u(k.nb[0]) << (two ? u(k.nb[1]) : 0u) << u(knb_ic) << u(knb_oc);
+  p << (two ? u(x.ne[1]) : 1u) << u(x.nb[0]) << (two ? u(x.nb[1]) : 0u) << u(x.nb[c]);
+  p << u(x.nb[c + 1]) << u(t.ne[0]) << (two ? u(t.ne[1]) : 1u) << u(t.ne[c]);
+  p << u(t.ne[c + 1]);
+  if (two)
+    for (int i = 0; i < 6; ++i) p << static_cast<uint32_t>(pr[i]);
+  else
+    p << static_cast<uint32_t>(pr[0]) << 1u << static_cast<uint32_t>(pr[1]) << 0u
+      << static_cast<uint32_t>(pr[2]) << 1u;
+  dev.dispatch(Shader::kConv, {bk, bx, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 64));
+}
+
+void rec_upsample(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a) {
+  const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  Push p;
+  p << ba.residual << bd.residual << a.type << static_cast<uint32_t>(t.params[4]);
+  p.ne(a).nb(a).ne(t).nb(t);
+  dev.dispatch(Shader::kUpsample, {ba, bd}, p.data(), p.bytes(), ceil_div(nelements(t), 64));
 }
 
 // Copies src (shape `shape`'s ne) into dst at byte offset rel, converting types.
@@ -446,13 +575,30 @@ void rec_set_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& rows
 
 void rec_sort(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, bool desc) {
   const Binding ba = dev.bind(a, extent(a)), bd = dev.bind(t, extent(t));
+  const uint64_t nch = sort_chunks(a);
+  // Rows of one chunk are sorted straight into dst; longer ones chunk by chunk into the
+  // scratch (rows of nch * kSortChunk indices), then merged by rank.
+  const Binding bs = nch > 1 ? dev.scratch(sort_scratch_bytes(a)) : bd;
   uint32_t P = 1;
-  while (P < static_cast<uint32_t>(a.ne[0])) P <<= 1;
+  while (P < static_cast<uint32_t>(std::min<uint64_t>(a.ne[0], kSortChunk))) P <<= 1;
+  const uint64_t sw = nch * kSortChunk * 4;  // scratch bytes per row
   Push p;
-  p << ba.residual << bd.residual << a.type << (desc ? 1u : 0u);
-  p.ne(a).nb(a).nb(t);
-  p << P << u(t.ne[0]);
-  dev.dispatch(Shader::kArgsort, {ba, bd}, p.data(), p.bytes(), nrows(a));
+  p << ba.residual << bs.residual << a.type << (desc ? 1u : 0u);
+  p.ne(a).nb(a);
+  if (nch > 1)
+    p << 4u << u(sw) << u(sw * static_cast<uint64_t>(a.ne[1]))
+      << u(sw * static_cast<uint64_t>(a.ne[1] * a.ne[2]));
+  else
+    p.nb(t);
+  p << P << (nch > 1 ? u(kSortChunk) : u(t.ne[0])) << u(nch);
+  dev.dispatch(Shader::kArgsort, {ba, bs}, p.data(), p.bytes(), nrows(a) * nch);
+  if (nch == 1) return;
+  Push m;
+  m << ba.residual << bs.residual << bd.residual << a.type;
+  m.ne(a).nb(a).nb(t);
+  m << (desc ? 1u : 0u) << u(t.ne[0]) << u(nch);
+  dev.dispatch(Shader::kArgsortMerge, {ba, bs, bd}, m.data(), m.bytes(),
+               ceil_div(nelements(a), 64));
 }
 
 // ZEN_VULKAN_REFUSE_OPS="2,12": op ids this device refuses (a debugging aid: moves ops back
@@ -495,7 +641,7 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
   const zen_tensor* s3 = src(g, t, 3);
   switch (t.op) {
     case ZEN_OP_GET_ROWS:
-      return rec_get_rows(dev, t, *s0, *s1);
+      return rec_get_rows(dev, t, *s0, s1);
     case ZEN_OP_MATMUL:
       return rec_matmul(dev, t, *s0, *s1, nullptr);
     case ZEN_OP_MATMUL_ID:
@@ -513,7 +659,11 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
     case ZEN_OP_GELU:
       return rec_unary(dev, t, *s0, t.params[0] == 0 ? 2 : 3, 0, 0);
     case ZEN_OP_RMS_NORM:
-      return rec_rms_norm(dev, t, *s0);
+      return rec_norm(dev, t, *s0, 0);
+    case ZEN_OP_LAYER_NORM:
+      return rec_norm(dev, t, *s0, 1);
+    case ZEN_OP_GROUP_NORM:
+      return rec_norm(dev, t, *s0, 2);
     case ZEN_OP_SOFTMAX:
       return rec_softmax(dev, t, *s0, s1);
     case ZEN_OP_ROPE:
@@ -521,6 +671,7 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
     case ZEN_OP_ATTENTION:
       return rec_attention(dev, t, *s0, *s1, *s2, s3);
     case ZEN_OP_CPY:
+      if (type_info(s0->type).block > 1) return rec_get_rows(dev, t, *s0, nullptr);
       return rec_copy(dev, t, 0, *s0);
     case ZEN_OP_SET_ROWS:
       return rec_set_rows(dev, t, *s1, *s2);
@@ -535,6 +686,12 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
       }
       return;
     }
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV2D:
+    case ZEN_OP_CONV_TRANSPOSE1D:
+      return rec_conv(dev, t, *s0, *s1);
+    case ZEN_OP_UPSAMPLE:
+      return rec_upsample(dev, t, *s0);
     case ZEN_OP_ARGSORT:
       return rec_sort(dev, t, *s0, t.params[0] == 1);
     case ZEN_OP_TOP_K:

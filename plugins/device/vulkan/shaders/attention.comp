@@ -5,8 +5,10 @@
 // with the running max m and sum l of an online softmax over blocks of WG keys: each thread
 // scores one key of the block, then every thread rescales and accumulates its own output
 // elements (e = tid, tid + WG, ...). A query that sees no key outputs zeros.
-// q F32 [D, T, Hq, S] (binding 0); k (1), v (2) F32/F16/BF16 [D, L, Hkv, S'] (any strides); mask (3) F32/F16 [L, T', M2, M3]; dst (4) F32 packed [Dv, Hq, T, S]. Query head h reads
-// kv head h / (Hq / Hkv) (GQA). D, Dv <= 256.
+// q F32/F16/BF16 [D, T, Hq, S] (binding 0, packed rows); k (1), v (2) F32/F16/BF16 (any
+// strides) or Q8_0 (packed rows of blocks, x = d * q) [D, L, Hkv, S']; mask (3) F32/F16
+// [L, T', M2, M3]; dst (4) F32 packed [Dv, Hq, T, S]. Query head h reads kv head
+// h / (Hq / Hkv) (GQA). D, Dv <= 256.
 #include "common.glsl"
 
 #define WG 64u
@@ -23,18 +25,30 @@ layout(push_constant) uniform PC {
   uint ne3s;    // 8 bits each: k ne3 | v ne3 << 8 | mask ne2 << 16 | mask ne3 << 24
   uint knb0, vnb0;
   float scale, softcap;
-  uint flags;   // bits 0-1 k type, 2-3 v type (0 F32, 1 F16, 2 BF16), 4-5 mask (0 none, 1 F32, 2 F16), 6 causal
+  uint flags;   // bits 0-1 k type, 2-3 v type (0 F32, 1 F16, 2 BF16, 3 Q8_0), 4-5 mask (0 none,
+                // 1 F32, 2 F16), 6 causal, 7-8 q type (0 F32, 1 F16, 2 BF16)
   int window, pos0;
 } pc;
 
 shared float qs[MAXD];
 shared float sc[WG];
 
-// K/V element types: 0 F32, 1 F16, 2 BF16.
-float ldk(uint o, uint t) {
+// Element i of the K or V row at byte `row` (element stride nb0 for the float types); types
+// 0 F32, 1 F16, 2 BF16, 3 Q8_0 (block i / 32 at row + 34 (i / 32): half d, then 32 int8 q).
+float ldk(uint row, uint i, uint nb0, uint t) {
+  if (t == 3u) {
+    const uint b = row + (i >> 5) * 34u;
+    return rdf16_1(b) * float(bitfieldExtract(int(rd8_1(b + 2u + (i & 31u))), 0, 8));
+  }
+  const uint o = row + i * nb0;
   return t == 1u ? rdf16_1(o) : (t == 2u ? bf16_to_f32(rd16_1(o)) : rdf32_1(o));
 }
-float ldv(uint o, uint t) {
+float ldv(uint row, uint i, uint nb0, uint t) {
+  if (t == 3u) {
+    const uint b = row + (i >> 5) * 34u;
+    return rdf16_2(b) * float(bitfieldExtract(int(rd8_2(b + 2u + (i & 31u))), 0, 8));
+  }
+  const uint o = row + i * nb0;
   return t == 1u ? rdf16_2(o) : (t == 2u ? bf16_to_f32(rd16_2(o)) : rdf32_2(o));
 }
 
@@ -48,7 +62,9 @@ void main() {
   const float f = pc.softcap > 0.0 ? pc.scale / pc.softcap : pc.scale;
 
   const uint qrow = pc.off_q + t * pc.qnb1 + h * pc.qnb2 + s * pc.qnb3;
-  for (uint i = tid; i < pc.D; i += WG) qs[i] = f * rdf32_0(qrow + 4u * i);
+  const uint qt = (pc.flags >> 7) & 3u;
+  const uint qtype = qt == 1u ? TYPE_F16 : (qt == 2u ? TYPE_BF16 : TYPE_F32);
+  for (uint i = tid; i < pc.D; i += WG) qs[i] = f * rdf_0(qtype, qrow + (qt == 0u ? 4u : 2u) * i);
   barrier();
 
   const int qpos = pc.pos0 + int(t);
@@ -77,7 +93,7 @@ void main() {
       if (mv > -1.0 / 0.0) {
         const uint kr = kbase + uint(j) * pc.knb1;
         float d = 0.0;
-        for (uint i = 0u; i < pc.D; ++i) d += qs[i] * ldk(kr + i * ksz, kt);
+        for (uint i = 0u; i < pc.D; ++i) d += qs[i] * ldk(kr, i, ksz, kt);
         if (pc.softcap > 0.0) d = pc.softcap * tanh(clamp(d, -15.0, 15.0));
         x = d + mv;
       }
@@ -99,7 +115,7 @@ void main() {
         const uint vr = vbase + uint(j0 + int(i)) * pc.vnb1;
         for (uint e = 0u; e < MAXD / WG; ++e) {
           const uint ei = tid + e * WG;
-          if (ei < pc.Dv) acc[e] += p * ldv(vr + ei * vsz, vt);
+          if (ei < pc.Dv) acc[e] += p * ldv(vr, ei, vsz, vt);
         }
       }
       m = mnew;

@@ -1,6 +1,12 @@
 #version 450
-// RMS_NORM over ne0: y = x / sqrt(mean(x^2) + eps), F32, strided. One workgroup per row; the
-// sum of squares is reduced through shared memory. Bindings: src 0, dst 1.
+// The norms, F32, F16 or BF16 (reduced in float), strided. One workgroup per normalized set:
+//   mode 0 RMS_NORM:   a row over ne0, y = x / sqrt(mean(x^2) + eps)
+//   mode 1 LAYER_NORM: a row over ne0, y = (x - mean) / sqrt(var + eps)
+//   mode 2 GROUP_NORM: per sample i3, `groups` sets of cpg = ne2 / groups channels, each all of
+//                      ne0 x ne1 x cpg, normalized as LAYER_NORM
+// Element e of a set is (i0, i1, i2) = (e % ne0, base1 + e / ne0 % n1, base2 + e / (ne0 n1)).
+// Sums are reduced through shared memory, the mean first, then the squared deviations.
+// Bindings: src 0, dst 1.
 #include "common.glsl"
 
 #define WG 256u
@@ -12,28 +18,60 @@ layout(push_constant) uniform PC {
   uint ne0, ne1, ne2, ne3;
   uint anb0, anb1, anb2, anb3;
   uint dnb0, dnb1, dnb2, dnb3;
-  uint type;  // of src and dst: F32, F16 or BF16 (reduced in float)
+  uint type;  // of src and dst: F32, F16 or BF16
+  uint mode, groups;
 } pc;
 
 shared float red[WG];
 
-void main() {
-  const uint r = group_id(), tid = gl_LocalInvocationID.x;
-  if (r >= pc.ne1 * pc.ne2 * pc.ne3) return;
-  const uint i1 = r % pc.ne1, i2 = (r / pc.ne1) % pc.ne2, i3 = r / (pc.ne1 * pc.ne2);
-  const uint a = pc.off_a + i1 * pc.anb1 + i2 * pc.anb2 + i3 * pc.anb3;
-  const uint d = pc.off_d + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3;
-  float s = 0.0;
-  for (uint i = tid; i < pc.ne0; i += WG) {
-    const float x = rdf_0(pc.type, a + i * pc.anb0);
-    s += x * x;
-  }
+float reduce(float s) {
+  const uint tid = gl_LocalInvocationID.x;
+  barrier();  // red[] may still be read from the previous reduction
   red[tid] = s;
   barrier();
   for (uint k = WG / 2u; k > 0u; k >>= 1) {
     if (tid < k) red[tid] += red[tid + k];
     barrier();
   }
-  const float scale = 1.0 / sqrt(red[0] / float(pc.ne0) + pc.eps);
-  for (uint i = tid; i < pc.ne0; i += WG) wrf_1(pc.type, d + i * pc.dnb0, rdf_0(pc.type, a + i * pc.anb0) * scale);
+  return red[0];
+}
+
+void main() {
+  const uint r = group_id(), tid = gl_LocalInvocationID.x;
+  const bool grp = pc.mode == 2u;
+  if (r >= (grp ? pc.groups * pc.ne3 : pc.ne1 * pc.ne2 * pc.ne3)) return;
+  uint b1, b2, b3, n1, n2;
+  if (grp) {
+    n1 = pc.ne1;
+    n2 = pc.ne2 / pc.groups;
+    b1 = 0u;
+    b2 = (r % pc.groups) * n2;
+    b3 = r / pc.groups;
+  } else {
+    n1 = 1u;
+    n2 = 1u;
+    b1 = r % pc.ne1;
+    b2 = (r / pc.ne1) % pc.ne2;
+    b3 = r / (pc.ne1 * pc.ne2);
+  }
+  const uint n = pc.ne0 * n1 * n2;
+  const uint a = pc.off_a + b1 * pc.anb1 + b2 * pc.anb2 + b3 * pc.anb3;
+  const uint d = pc.off_d + b1 * pc.dnb1 + b2 * pc.dnb2 + b3 * pc.dnb3;
+#define AT(e, nb0, nb1, nb2) \
+  ((e) % pc.ne0 * nb0 + (e) / pc.ne0 % n1 * nb1 + (e) / (pc.ne0 * n1) * nb2)
+  float mean = 0.0;
+  if (pc.mode != 0u) {
+    float s = 0.0;
+    for (uint e = tid; e < n; e += WG) s += rdf_0(pc.type, a + AT(e, pc.anb0, pc.anb1, pc.anb2));
+    mean = reduce(s) / float(n);
+  }
+  float s = 0.0;
+  for (uint e = tid; e < n; e += WG) {
+    const float x = rdf_0(pc.type, a + AT(e, pc.anb0, pc.anb1, pc.anb2)) - mean;
+    s += x * x;
+  }
+  const float scale = 1.0 / sqrt(reduce(s) / float(n) + pc.eps);
+  for (uint e = tid; e < n; e += WG)
+    wrf_1(pc.type, d + AT(e, pc.dnb0, pc.dnb1, pc.dnb2),
+          (rdf_0(pc.type, a + AT(e, pc.anb0, pc.anb1, pc.anb2)) - mean) * scale);
 }

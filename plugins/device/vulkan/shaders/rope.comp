@@ -6,6 +6,8 @@
 // angle is computed and reduced to [-pi, pi] in double (positions reach 1e5, where a float
 // angle is off by 1e-2 rad), rounded to float as on the CPU, and sin/cos taken in double. base^(-2/n_dims) comes from the host
 // in double; its i-th power is taken by squaring. One thread per (pair or copied element, row).
+// MROPE (multi-axis): NEOX pairs; pair i takes its position from axis a (positions [4 T],
+// axis-major) where the sections (8 bits each) hold i % sum(sections).
 // Bindings: x 0, pos 1, freq factors 2, dst 3.
 #include "common.glsl"
 #extension GL_ARB_gpu_shader_fp64 : enable
@@ -17,11 +19,12 @@ layout(push_constant) uniform PC {
   uint ne0, ne1, ne2, ne3;
   uint xnb0, xnb1, xnb2, xnb3;
   uint dnb0, dnb1, dnb2, dnb3;
-  uint n_dims, flags;  // flags: bit 0 neox, bit 1 freq factors present
+  uint n_dims, flags;  // flags: bit 0 neox, bit 1 freq factors present, bit 2 multi-axis
   uint rlo, rhi;       // base^(-2 / n_dims) as a double's two words
   float freq_scale, ext_factor, corr_lo, corr_hi, mscale;
   uint pnb0, fnb0;
   uint type;  // of x and dst: F32, F16 or BF16 (rotated in float)
+  uint sections;  // MROPE: pairs per axis, 8 bits each (time, height, width, extra)
 } pc;
 
 // (cos, sin) of a, |a| <= pi + 1e-6, to double accuracy: the float sin/cos of some drivers
@@ -66,7 +69,13 @@ void main() {
     base *= base;
   }
   if ((pc.flags & 2u) != 0u) inv /= double(rdf32_2(pc.off_f + q * pc.fnb0));
-  const double pos = double(int(rd32_1(pc.off_p + i2 * pc.pnb0)));
+  uint axis = 0u;
+  if ((pc.flags & 4u) != 0u) {
+    const uvec4 sec = (uvec4(pc.sections) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu;
+    uint sector = q % (sec.x + sec.y + sec.z + sec.w);
+    while (axis < 3u && sector >= sec[axis]) sector -= sec[axis++];
+  }
+  const double pos = double(int(rd32_1(pc.off_p + (axis * pc.ne2 + i2) * pc.pnb0)));
   const double extrap = pos * inv;
   double theta = double(pc.freq_scale) * extrap;
   if (pc.ext_factor != 0.0) {

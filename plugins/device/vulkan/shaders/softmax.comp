@@ -1,5 +1,5 @@
 #version 450
-// SOFTMAX over ne0: y = softmax(x * scale + mask), x F32, optional mask F32/F16 (row i1,
+// SOFTMAX over ne0: y = softmax(x * scale + mask), x F32 or F16, optional mask F32/F16 (row i1,
 // repeated over dims 2 and 3), F32 out, strided. A row whose every value is -inf gives zeros.
 // One workgroup per row: max, then sum of exponentials, reduced through shared memory.
 // Bindings: x 0, mask 1, dst 2.
@@ -9,7 +9,7 @@
 layout(local_size_x = 256) in;
 
 layout(push_constant) uniform PC {
-  uint off_a, off_m, off_d, mtype;  // mtype: 0 none, 1 F32, 2 F16
+  uint off_a, off_m, off_d, mtype;  // mtype bits 0-3: 0 no mask, 1 F32, 2 F16; bit 4: x F16
   float scale;
   uint ne0, ne1, ne2, ne3;
   uint anb0, anb1, anb2, anb3;
@@ -20,9 +20,10 @@ layout(push_constant) uniform PC {
 shared float red[WG];
 
 float value(uint a, uint m, uint i) {
-  float v = rdf32_0(a + i * pc.anb0) * pc.scale;
-  if (pc.mtype == 1u) v += rdf32_1(m + i * pc.mnb0);
-  if (pc.mtype == 2u) v += rdf16_1(m + i * pc.mnb0);
+  float v = ((pc.mtype & 16u) != 0u ? rdf16_0(a + i * pc.anb0) : rdf32_0(a + i * pc.anb0)) * pc.scale;
+  const uint mt = pc.mtype & 15u;
+  if (mt == 1u) v += rdf32_1(m + i * pc.mnb0);
+  if (mt == 2u) v += rdf16_1(m + i * pc.mnb0);
   return v;
 }
 
