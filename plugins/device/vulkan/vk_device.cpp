@@ -32,18 +32,23 @@ uint32_t writes_of(Shader s) {
   switch (s) {
     case Shader::kCopy:
     case Shader::kUnary:
-    case Shader::kRmsNorm:
     case Shader::kArgsort:
     case Shader::kQuantizeAct:
+    case Shader::kUpsample:
       return 1u << 1;
     case Shader::kGetRows:
     case Shader::kSetRows:
     case Shader::kBinary:
     case Shader::kSoftmax:
     case Shader::kMatmul:
+    case Shader::kMatmulExt:
+    case Shader::kConv:
+    case Shader::kArgsortMerge:
       return 1u << 2;
     case Shader::kRope:
       return 1u << 3;
+    case Shader::kRmsNorm:  // the norm, and the product when fused with its weight's MUL
+      return 1u << 1 | 1u << 3;
     case Shader::kAttention:
       return 1u << 4;
     default:
@@ -519,7 +524,13 @@ void VulkanDevice::dispatch(Shader s, std::initializer_list<Binding> binds, cons
   i = 0;
   for (const Binding& b : binds) {
     const bool w_i = (writes >> i++) & 1u;
-    if (b.lo != b.hi) (w_i ? written_ : read_).push_back({b.buffer, b.lo, b.hi});
+    if (b.lo == b.hi) continue;
+    (w_i ? written_ : read_).push_back({b.buffer, b.lo, b.hi});
+    // Rewritten activations, or a rewritten scratch, are no longer what it holds quantized
+    // (the quantize dispatch itself is remembered after this).
+    if (w_i && (overlaps(b.buffer, b.lo, b.hi, quant_src_.buffer, quant_src_.lo, quant_src_.hi) ||
+                (scratch_ && b.buffer == scratch_->buffer)))
+      quant_key_.clear();
   }
 
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
@@ -543,6 +554,7 @@ Binding VulkanDevice::scratch(uint64_t bytes) {
       // Other recordings bind the old buffer: they go. This one may too (an earlier node):
       // it runs once and is then dropped with the old buffer.
       retired_.push_back(scratch_);
+      quant_key_.clear();
       drop_recordings(rec_);
       if (rec_) rec_->one_shot = true;
     }
@@ -551,6 +563,18 @@ Binding VulkanDevice::scratch(uint64_t bytes) {
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   }
   return {scratch_->buffer, 0, VK_WHOLE_SIZE, 0, 0, bytes};
+}
+
+std::pair<Binding, bool> VulkanDevice::quantized_scratch(const std::vector<uint64_t>& key,
+                                                         uint64_t bytes) {
+  const bool held = scratch_ && scratch_->size >= bytes && !quant_key_.empty() && quant_key_ == key;
+  const Binding b = scratch(bytes);  // may grow (and forget) first
+  return {b, held && !quant_key_.empty()};
+}
+
+void VulkanDevice::remember_quantized(const Binding& src, std::vector<uint64_t> key) {
+  quant_key_ = std::move(key);
+  quant_src_ = {src.buffer, src.lo, src.hi};
 }
 
 // Everything recording a graph reads: the graph's tensors (not their names or host
@@ -645,7 +669,8 @@ VulkanDevice::Recording& VulkanDevice::record_graph(const zen_graph& g,
     rec_ = &r;
     written_.clear();
     read_.clear();
-    for (uint32_t n = 0; n < g.n_nodes; ++n) record(*this, g, g.nodes[n]);
+    quant_key_.clear();
+    for (uint32_t pos = 0; pos < g.n_nodes;) pos += record(*this, g, pos);
     rec_ = nullptr;
     check(vkEndCommandBuffer(r.cmd), "vkEndCommandBuffer");
   } catch (...) {

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <zen/device_counters.h>
@@ -90,6 +91,13 @@ class VulkanDevice final : public zen::Device {
   // enough (the barrier tracking orders its users). Growing retires the old buffer until the
   // graph that may still use it has finished, and drops the recordings that bind it.
   Binding scratch(uint64_t bytes);
+  // The scratch holding a matmul's activations quantized (quantize_act.comp), and whether it
+  // already holds them: true when the last quantization recorded was of the same activations
+  // (`key`: the source's range, strides and shape, the block format) and nothing recorded
+  // since wrote them, so the caller skips the quantize dispatch (q/k/v and gate/up share
+  // their input). remember_quantized() records what the caller's dispatch put there.
+  std::pair<Binding, bool> quantized_scratch(const std::vector<uint64_t>& key, uint64_t bytes);
+  void remember_quantized(const Binding& src, std::vector<uint64_t> key);
 
  private:
   // An upload waiting in the ring for the next command buffer (or flush_uploads()).
@@ -187,6 +195,8 @@ class VulkanDevice final : public zen::Device {
   uint32_t* status_map_ = nullptr;
   Buffer* placeholder_ = nullptr;  // bound to the bindings a dispatch does not use
   Buffer* scratch_ = nullptr;
+  std::vector<uint64_t> quant_key_;  // what the scratch holds, as recorded so far ({}: unknown)
+  Range quant_src_{};
   std::vector<Buffer*> retired_;  // scratch buffers the recorded graph may still use
 };
 

@@ -58,14 +58,23 @@ bool describe(VkPhysicalDevice pd, PhysicalDevice& out) {
   out.has_pci = has_extension(pd, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
   VkPhysicalDevicePCIBusInfoPropertiesEXT pci{};
   pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT;
+  VkPhysicalDeviceSubgroupProperties sg{};
+  sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  sg.pNext = out.has_pci ? &pci : nullptr;
   out.driver = {};
   out.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  out.driver.pNext = out.has_pci ? &pci : nullptr;
+  out.driver.pNext = &sg;
   VkPhysicalDeviceProperties2 p2{};
   p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   p2.pNext = &out.driver;
   vkGetPhysicalDeviceProperties2(pd, &p2);
   out.driver.pNext = nullptr;
+  out.subgroup_size = sg.subgroupSize;
+  const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                      VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                      VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  out.subgroup_reduce =
+      (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sg.supportedOperations & need) == need;
   if (out.has_pci)
     std::snprintf(out.pci_bus_id, sizeof out.pci_bus_id, "%04x:%02x:%02x.%x", pci.pciDomain,
                   pci.pciBus, pci.pciDevice, pci.pciFunction);

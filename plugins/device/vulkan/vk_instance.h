@@ -22,6 +22,10 @@ struct PhysicalDevice {
   bool has_pci = false;           // VK_EXT_pci_bus_info
   char pci_bus_id[32] = {};       // "0000:01:00.0" or ""
   bool float64 = false;           // shaderFloat64 (rope reduces its angles in double)
+  // Subgroups in compute shaders: their size, and whether arithmetic (subgroupAdd) and
+  // shuffles work there (the matrix-vector kernel's reductions need both).
+  uint32_t subgroup_size = 0;
+  bool subgroup_reduce = false;
 };
 
 class Instance {

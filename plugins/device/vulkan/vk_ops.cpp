@@ -360,13 +360,20 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
                    a.type == ZEN_TYPE_MXFP4;
   Binding bq = bd;
   if (col_bytes) {
-    bq = dev.scratch(col_bytes * cols);
     const uint32_t qk = u(act_block(a.type));
-    Push p;
-    p << bb.residual;
-    p.nb(b) << u(b.ne[1]) << u(b.ne[2]) << u(b.ne[3]) << u(a.ne[0]) << qk;
-    dev.dispatch(Shader::kQuantizeAct, {bb, bq}, p.data(), p.bytes(),
-                 ceil_div(static_cast<uint64_t>(a.ne[0]) / qk * cols, 64));
+    // The same activations quantized the same way just before (q/k/v, gate/up) are reused.
+    std::vector<uint64_t> key = {reinterpret_cast<uint64_t>(bb.buffer), bb.lo, bb.hi, qk};
+    for (int d = 0; d < ZEN_MAX_DIMS; ++d) key.insert(key.end(), {u(b.ne[d]), b.nb[d]});
+    const auto [scratch, held] = dev.quantized_scratch(key, col_bytes * cols);
+    bq = scratch;
+    if (!held) {
+      Push p;
+      p << bb.residual;
+      p.nb(b) << u(b.ne[1]) << u(b.ne[2]) << u(b.ne[3]) << u(a.ne[0]) << qk;
+      dev.dispatch(Shader::kQuantizeAct, {bb, bq}, p.data(), p.bytes(),
+                   ceil_div(static_cast<uint64_t>(a.ne[0]) / qk * cols, 64));
+      dev.remember_quantized(bb, std::move(key));
+    }
   }
   for (uint64_t m0 = 0; m0 < M; m0 += rows_per) {
     const uint64_t mw = std::min(rows_per, M - m0);
@@ -418,6 +425,7 @@ void rec_norm(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, uint3
   Push p;
   p << ba.residual << bd.residual << f(zen_param_f32(&t, mode == 2 ? 1 : 0));
   p.ne(t).nb(a).nb(t) << t.type << mode << groups;
+  p << 0u << 0u << 0u << 0u << 0u << 0u << 0u << 0u;  // no fused MUL (rec_norm_mul)
   dev.dispatch(Shader::kRmsNorm, {ba, bd}, p.data(), p.bytes(),
                mode == 2 ? groups * static_cast<uint64_t>(t.ne[3]) : nrows(t));
 }
@@ -629,7 +637,48 @@ bool supports(const VulkanDevice& dev, const zen_graph& g, int32_t node) {
   return supports_node(dev, g, t);
 }
 
-void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
+namespace {
+
+// ---- fusion ----------------------------------------------------------------------------------
+// A fused kernel writes every tensor the unfused nodes would (another segment or a later node
+// may read the intermediate) and computes each value with the same float operations; it only
+// saves the dispatch, and the barrier, between them: results are bit-identical to unfused.
+
+// RMS_NORM or LAYER_NORM of rows, then MUL(norm, w) with w one F32 row broadcast over them:
+// every transformer block's norm weight, and the q/k norms.
+bool rec_norm_mul(VulkanDevice& dev, const zen_graph& g, const zen_tensor& norm, int32_t norm_id,
+                  const zen_tensor& mul) {
+  const zen_tensor* x = src(g, norm, 0);
+  const zen_tensor* w = src(g, mul, 1);
+  if (mul.op != ZEN_OP_MUL || mul.src[0] != norm_id || !x || !w || x->type != F32 ||
+      norm.type != F32 || mul.type != F32 || w->type != F32 || !same_shape(mul, norm) ||
+      w->ne[0] != norm.ne[0] || w->ne[1] != 1 || w->ne[2] != 1 || w->ne[3] != 1 ||
+      !supports_node(dev, g, norm) || !supports_node(dev, g, mul))
+    return false;
+  const uint32_t mode = norm.op == ZEN_OP_RMS_NORM ? 0u : 1u;
+  const Binding ba = dev.bind(*x, extent(*x)), bd = dev.bind(norm, extent(norm)),
+                bw = dev.bind(*w, extent(*w)), bp = dev.bind(mul, extent(mul));
+  Push p;
+  p << ba.residual << bd.residual << f(zen_param_f32(&norm, 0));
+  p.ne(norm).nb(*x).nb(norm) << norm.type << mode << 0u;
+  p << 1u << bw.residual << bp.residual << u(w->nb[0]);
+  p.nb(mul);
+  dev.dispatch(Shader::kRmsNorm, {ba, bd, bw, bp}, p.data(), p.bytes(), nrows(norm));
+  return true;
+}
+
+// Nodes from position pos recorded as one fused kernel: how many (0: none applies).
+uint32_t record_fused(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
+  if (pos + 1 >= g.n_nodes) return 0;
+  const int32_t id = g.nodes[pos];
+  const zen_tensor& t = *zen_graph_tensor(&g, id);
+  const zen_tensor& next = *zen_graph_tensor(&g, g.nodes[pos + 1]);
+  if ((t.op == ZEN_OP_RMS_NORM || t.op == ZEN_OP_LAYER_NORM) && rec_norm_mul(dev, g, t, id, next))
+    return 2;
+  return 0;
+}
+
+void record_node(VulkanDevice& dev, const zen_graph& g, int32_t node) {
   const zen_tensor& t = *zen_graph_tensor(&g, node);
   if (t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW) return;
   if (!supports_node(dev, g, t))
@@ -699,6 +748,14 @@ void record(VulkanDevice& dev, const zen_graph& g, int32_t node) {
     default:
       fail("op " + std::to_string(t.op) + " has no recorder");
   }
+}
+
+}  // namespace
+
+uint32_t record(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
+  if (const uint32_t fused = record_fused(dev, g, pos)) return fused;
+  record_node(dev, g, g.nodes[pos]);
+  return 1;
 }
 
 }  // namespace zen_vk

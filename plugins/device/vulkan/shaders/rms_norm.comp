@@ -7,6 +7,9 @@
 // Element e of a set is (i0, i1, i2) = (e % ne0, base1 + e / ne0 % n1, base2 + e / (ne0 n1)).
 // Sums are reduced through shared memory, the mean first, then the squared deviations.
 // Bindings: src 0, dst 1.
+// pc.fuse (rows only, F32; vk_ops.cpp rec_norm_mul): the MUL by a norm weight that follows
+// runs here too: p = y * w, w one row (binding 2), p strided as dst (binding 3); y is still
+// written, and each product is the one the MUL's own dispatch would compute.
 #include "common.glsl"
 
 #define WG 256u
@@ -20,6 +23,8 @@ layout(push_constant) uniform PC {
   uint dnb0, dnb1, dnb2, dnb3;
   uint type;  // of src and dst: F32, F16 or BF16
   uint mode, groups;
+  uint fuse, off_w, off_p, wnb0;
+  uint pnb0, pnb1, pnb2, pnb3;
 } pc;
 
 shared float red[WG];
@@ -71,7 +76,16 @@ void main() {
     s += x * x;
   }
   const float scale = 1.0 / sqrt(reduce(s) / float(n) + pc.eps);
-  for (uint e = tid; e < n; e += WG)
-    wrf_1(pc.type, d + AT(e, pc.dnb0, pc.dnb1, pc.dnb2),
-          (rdf_0(pc.type, a + AT(e, pc.anb0, pc.anb1, pc.anb2)) - mean) * scale);
+  if (pc.fuse == 0u) {
+    for (uint e = tid; e < n; e += WG)
+      wrf_1(pc.type, d + AT(e, pc.dnb0, pc.dnb1, pc.dnb2),
+            (rdf_0(pc.type, a + AT(e, pc.anb0, pc.anb1, pc.anb2)) - mean) * scale);
+    return;
+  }
+  const uint p = pc.off_p + b1 * pc.pnb1 + b2 * pc.pnb2 + b3 * pc.pnb3;
+  for (uint e = tid; e < n; e += WG) {
+    const float y = (rdf32_0(a + e * pc.anb0) - mean) * scale;
+    wrf32_1(d + e * pc.dnb0, y);
+    wrf32_3(p + e * pc.pnb0, y * rdf32_2(pc.off_w + e * pc.wnb0));
+  }
 }
