@@ -52,6 +52,9 @@ const uint32_t kArgsortMerge[] =
 const uint32_t kMatmulExt[] =
 #include "matmul_ext.spv.inc"
     ;
+const uint32_t kMatvec[] =
+#include "matvec.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},
@@ -70,6 +73,7 @@ const ShaderCode kShaders[] = {
     {"upsample", kUpsample, sizeof kUpsample},
     {"argsort_merge", kArgsortMerge, sizeof kArgsortMerge},
     {"matmul_ext", kMatmulExt, sizeof kMatmulExt},
+    {"matvec", kMatvec, sizeof kMatvec},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

@@ -24,6 +24,7 @@ enum class Shader {
   kUpsample,
   kArgsortMerge,
   kMatmulExt,
+  kMatvec,
   kCount
 };
 

@@ -1,6 +1,7 @@
 #include "vk_device.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -42,6 +43,7 @@ uint32_t writes_of(Shader s) {
     case Shader::kSoftmax:
     case Shader::kMatmul:
     case Shader::kMatmulExt:
+    case Shader::kMatvec:
     case Shader::kConv:
     case Shader::kArgsortMerge:
       return 1u << 2;
@@ -87,6 +89,14 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
   p2.pNext = &m3;
   vkGetPhysicalDeviceProperties2(pd_.handle, &p2);
   max_alloc_ = m3.maxMemoryAllocationSize;
+  {
+    const uint32_t sg = pd_.subgroup_size;
+    const bool can = pd_.subgroup_reduce && sg >= 8 && sg <= 64 && 64 % sg == 0;
+    const char* env = std::getenv("ZEN_VULKAN_MATVEC");
+    const std::string_view want = env ? env : "";
+    const bool gpu = pd_.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (can && (want == "subgroup" || (want != "rows" && gpu))) matvec_rows_ = 64 / sg;
+  }
 
   const float prio = 1.0f;
   VkDeviceQueueCreateInfo qci{};

@@ -75,6 +75,11 @@ class VulkanDevice final : public zen::Device {
 
   // ---- used by the op recorders (vk_ops.cpp) ----
   const PhysicalDevice& physical() const { return pd_; }
+  // Rows per workgroup of the subgroup matrix-vector kernel (matvec.comp), 0 where the
+  // row-per-invocation kernel serves decode too: on GPUs with subgroup arithmetic and shuffles
+  // in compute and a subgroup size of 8 to 64. ZEN_VULKAN_MATVEC=subgroup uses it on any such
+  // device (software ones: tests), =rows on none.
+  uint32_t matvec_rows() const { return matvec_rows_; }
   uint64_t max_range() const { return max_range_; }
   // Binding for the bytes [t.offset + rel, + extent) of t's buffer; throws when the range is
   // larger than the device can bind at once.
@@ -157,6 +162,7 @@ class VulkanDevice final : public zen::Device {
   PhysicalDevice pd_;
   VkPhysicalDeviceMemoryProperties mem_{};
   uint64_t max_range_ = 0, offset_align_ = 16, max_alloc_ = 0;
+  uint32_t matvec_rows_ = 0;
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;

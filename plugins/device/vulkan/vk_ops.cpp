@@ -375,6 +375,9 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
       dev.remember_quantized(bb, std::move(key));
     }
   }
+  // Decode on a GPU: a subgroup per row (matvec.comp); at most 2 columns, as each reads the
+  // weights again (batched decode wants a multi-column subgroup kernel: not written yet).
+  const bool matvec = dev.matvec_rows() > 0 && (id_mode || t.ne[1] <= 2);
   for (uint64_t m0 = 0; m0 < M; m0 += rows_per) {
     const uint64_t mw = std::min(rows_per, M - m0);
     const Binding ba =
@@ -387,6 +390,12 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     p.nb(b);
     p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
     p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
+    if (matvec) {  // one workgroup per (matvec_rows() rows, column or slot, batch)
+      const uint64_t slots = static_cast<uint64_t>(t.ne[1] * t.ne[2] * (id_mode ? 1 : t.ne[3]));
+      dev.dispatch(Shader::kMatvec, {ba, bb, bd, bi, bq}, p.data(), p.bytes(),
+                   ceil_div(mw, dev.matvec_rows()) * slots);
+      continue;
+    }
     // Workgroups: one per (64-row tile, column group or slot, batch).
     uint64_t items = ceil_div(mw, 64);
     if (id_mode)

@@ -24,58 +24,9 @@
 #define NC 8u
 layout(local_size_x = 64) in;
 
-layout(push_constant) uniform PC {
-  uint off_a, off_b, off_d, off_ids;
-  uint M, N, B2, B3;              // dst shape (mode 1: M, U, T, 1)
-  uint dnb0, dnb1, dnb2, dnb3;    // dst strides
-  uint anb0, anb1, anb2, anb3;    // a strides (anb0: element stride of float rows)
-  uint K, A2, A3, E;              // a shape beyond rows (E = a.ne[2] for mode 1)
-  uint bnb0, bnb1, bnb2, bnb3;    // b strides
-  uint atype, m0, Mw, mode;
-  uint inb0, inb1, U1, unused;    // ids strides, b.ne[1] (mode 1)
-} pc;
+#include "matmul_pc.glsl"
+#include "qdot.glsl"
 
-// Adds chunk ch of a quantized weight row (its quants qw[], header d, m, sc: quant.glsl)
-// times the same 32 activations of the column whose quantized row starts at word `col`, as
-// the CPU's vec_dot: 32-element formats d_w * d_a * sumi (+ m * s_a); K-quants keep integer
-// sums over the whole 256-element block (si: scale * dot, sm: min * sum(a)) and scale them
-// once when its last chunk is added.
-void qdot(uint t, uint ch, uint qw[8], float d, float m, ivec4 sc, uint col, inout float acc,
-          inout int si, inout int sm) {
-  const bool kq = is_kquant(t), mins = kquant_min(t);
-  const uint ab = kq ? col + (ch >> 3) * 65u : col + ch * 10u;
-  const uint qa = kq ? ab + 1u + (ch & 7u) * 8u : ab + 2u;
-  int d0 = 0, d1 = 0, a0 = 0, a1 = 0;
-  [[unroll]] for (uint w = 0u; w < 8u; ++w) {
-    const uint aw = bufs[4].w[qa + w];
-    int p = 0, s = 0;
-    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
-      const int a = act8(aw, k);
-      p += act8(qw[w], k) * a;
-      s += a;
-    }
-    if (w < 4u) {
-      d0 += p;
-      a0 += s;
-    } else {
-      d1 += p;
-      a1 += s;
-    }
-  }
-  const float da = uintBitsToFloat(bufs[4].w[ab]);
-  if (!kq) {
-    acc += d * da * float(d0 + d1);
-    if (t == TYPE_Q4_1 || t == TYPE_Q5_1) acc += m * uintBitsToFloat(bufs[4].w[ab + 1u]);
-    return;
-  }
-  si += sc.x * d0 + sc.y * d1;
-  if (mins) sm += sc.z * a0 + sc.w * a1;
-  if ((ch & 7u) == 7u) {
-    acc += mins ? da * (d * float(si) - m * float(sm)) : da * d * float(si);
-    si = 0;
-    sm = 0;
-  }
-}
 
 void main() {
   // Workgroup -> (64-row tile, column group or slot, batch); invocation -> row of the tile.
