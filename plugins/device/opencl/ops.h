@@ -51,6 +51,10 @@ const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i);
 // failing call.
 void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
 
+// ops_launch_image.cpp: CONV1D, CONV2D, CONV_TRANSPOSE1D, GROUP_NORM and UPSAMPLE (s: the
+// node's sources).
+void enqueue_image_op(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s);
+
 // What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
 inline constexpr int kBadRowId = 1;
 
