@@ -1,5 +1,5 @@
 // One kernel launch: sets a kernel's arguments in the order kernels/*.cl declare them and
-// enqueues it on the device's queue.
+// enqueues it on the device's queue, counting it (LaunchContext::counters).
 #pragma once
 
 #include <zen/graph.h>
@@ -87,6 +87,8 @@ class Launch {
     if (err != CL_SUCCESS)
       throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clEnqueueNDRangeKernel", err) + " (" + name_ +
                                              ", " + std::to_string(n) + " work-items)");
+    ++c_.counters->dispatches;
+    ++c_.counters->descriptor_writes;  // the argument set written for this launch
   }
 
   const LaunchContext& c_;

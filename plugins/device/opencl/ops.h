@@ -3,6 +3,7 @@
 // anything not listed in ops.cpp is refused, so the scheduler puts it on another device.
 #pragma once
 
+#include <zen/device_counters.h>
 #include <zen/graph.h>
 
 #include <map>
@@ -18,7 +19,8 @@ namespace zen_opencl {
 // already enqueued on it are done.
 class Scratch {
  public:
-  explicit Scratch(cl_context ctx) : ctx_(ctx) {}
+  // counters: the device's, for the buffers this makes and releases.
+  Scratch(cl_context ctx, zen_device_counters* counters) : ctx_(ctx), counters_(counters) {}
   ~Scratch();
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -27,6 +29,7 @@ class Scratch {
 
  private:
   cl_context ctx_;
+  zen_device_counters* counters_;
   cl_mem mem_ = nullptr;
   uint64_t size_ = 0;
 };
@@ -35,9 +38,10 @@ class Scratch {
 struct LaunchContext {
   cl_command_queue queue;
   const std::map<std::string, cl_kernel>* kernels;
-  cl_mem dummy;      // for absent optional sources
-  cl_mem errors;     // one int: kernels that find a bad row id set it (kBadRowId)
-  Scratch* scratch;  // the quantized-activation matmul's temporary rows
+  cl_mem dummy;                   // for absent optional sources
+  cl_mem errors;                  // one int: kernels that find a bad row id set it (kBadRowId)
+  Scratch* scratch;               // the quantized-activation matmul's temporary rows
+  zen_device_counters* counters;  // each launch adds a dispatch and an argument set
 };
 
 // ops_support.cpp
@@ -57,6 +61,12 @@ void enqueue_image_op(const LaunchContext& c, const zen_tensor& t, const zen_ten
 
 // What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
 inline constexpr int kBadRowId = 1;
+
+// clCreateBuffer, counted in c (an allocation, its bytes held); nullptr with *err set on failure.
+cl_mem counted_buffer(cl_context ctx, zen_device_counters& c, cl_mem_flags flags, uint64_t bytes,
+                      void* host, cl_int* err);
+// clReleaseMemObject, taking the buffer's size off c.allocated_bytes.
+void release_counted(zen_device_counters& c, cl_mem m);
 
 // A zen_buffer* of this plugin.
 struct Buffer {
