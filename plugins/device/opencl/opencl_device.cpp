@@ -1,6 +1,7 @@
 #include "opencl_device.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,15 @@ std::string program_source() {
     s += kKernelSources[i].text;
   }
   return s;
+}
+
+// Whether quantized MATMULs with one column take k_matvec_q8: where the program has sub-group
+// functions, unless ZEN_OPENCL_MATVEC says otherwise ("1": on, with the local-memory reduction
+// where there are no sub-groups, so the kernel is tested on devices without them; "0": off).
+bool use_matvec(bool with_subgroups) {
+  const char* v = std::getenv("ZEN_OPENCL_MATVEC");
+  if (v && *v) return std::string_view(v) != "0";
+  return with_subgroups;
 }
 
 }  // namespace
@@ -97,8 +107,31 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     // (kernels/75_matmul_q8.cl).
     std::string options = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
     if (device_has_extension(device_, "cl_khr_fp64")) options += " -DZEN_FP64";
-    const BuiltProgram built = build_program(ctx_, e.platform, device_, program_source(), options);
+    const bool subgroups = device_has_extension(device_, "cl_khr_subgroups") ||
+                           device_has_extension(device_, "cl_intel_subgroups");
+    BuiltProgram built;
+    bool with_subgroups = false;
+    if (subgroups) {
+      // A driver that lists the extension but does not take its functions in OpenCL C 1.2
+      // gets the program without them (and the matrix-vector kernel off) instead of no device.
+      try {
+        built = build_program(ctx_, e.platform, device_, program_source(),
+                              options + " -DZEN_SUBGROUPS");
+        with_subgroups = true;
+      } catch (const zen::Error& err) {
+        zen::Host::log(ZEN_LOG_WARN, "opencl",
+                       std::string("program with sub-group functions did not build, building "
+                                   "without: ") +
+                           err.what());
+      }
+    }
+    if (!built.program) built = build_program(ctx_, e.platform, device_, program_source(), options);
     program_ = built.program;
+    matvec_ = use_matvec(with_subgroups);
+    zen::Host::log(ZEN_LOG_DEBUG, "opencl",
+                   std::string("decode matrix-vector kernel (k_matvec_q8) ") +
+                       (matvec_ ? "on" : "off") + ", sub-group functions " +
+                       (with_subgroups ? "in the program" : "not available"));
     zen::Host::log(ZEN_LOG_DEBUG, "opencl",
                    std::string(built.from_cache ? "program loaded from the binary cache "
                                                 : "program built from source ") +
@@ -177,7 +210,7 @@ void OpenClDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t byt
 }
 
 void OpenClDevice::compute(const zen_graph& g) {
-  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get(), &counters_};
+  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get(), &counters_, matvec_};
   for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
   // Submit now so the device starts while the host prepares the next step.
   cl_check(clFlush(queue_), "clFlush");

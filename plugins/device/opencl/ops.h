@@ -42,6 +42,7 @@ struct LaunchContext {
   cl_mem errors;                  // one int: kernels that find a bad row id set it (kBadRowId)
   Scratch* scratch;               // the quantized-activation matmul's temporary rows
   zen_device_counters* counters;  // each launch adds a dispatch and an argument set
+  bool matvec;  // a quantized MATMUL with one column takes k_matvec_q8 (76_matvec_q8.cl)
 };
 
 // ops_support.cpp

@@ -46,6 +46,18 @@ QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_ten
   return {mem, row_bytes};
 }
 
+// Decode (one column): a work-group per output element (kernels/76_matvec_q8.cl), no larger
+// than the row has blocks, so no item is left without one.
+void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, const QuantAct& q) {
+  constexpr size_t kMaxLocal = 64;  // MV_MAX_LOCAL
+  const int64_t nblk = a.ne[0] / quant_block(a.type);
+  Launch l(c, "k_matvec_q8");
+  l.tensor(&t).tensor(&a).mem(q.mem).i64(q.row_bytes).i32(ti(a.type));
+  size_t local = l.local_size(kMaxLocal);
+  while (local > 1 && static_cast<int64_t>(local / 2) >= nblk) local /= 2;
+  l.run_groups(t.ne[0] * t.ne[2] * t.ne[3], local);
+}
+
 // The pair index where n_rot full rotations fit into the original context (YaRN).
 double yarn_corr_dim(double n_dims, double n_ctx_orig, double n_rot, double base) {
   return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
@@ -142,6 +154,7 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
     case ZEN_OP_MATMUL:
       if (quant_block(s[0]->type)) {
         const QuantAct q = quantize_act(c, *s[0], *s[1]);
+        if (c.matvec && t.ne[1] == 1) return matvec(c, t, *s[0], q);
         Launch(c, "k_matmul_q8")
             .tensor(&t)
             .tensor(s[0])
