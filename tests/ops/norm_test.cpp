@@ -144,6 +144,9 @@ TEST_P(GroupNorm, ManyGroupsAndSamples) { check({9, 7, 32, 3}, 8, Layout::packed
 TEST_P(GroupNorm, GroupPerChannel) { check({17, 1, 6, 1}, 6, Layout::packed, 1e-5f); }
 TEST_P(GroupNorm, Transposed) { check({6, 5, 8, 2}, 4, Layout::transposed, 1e-5f); }
 TEST_P(GroupNorm, Padded) { check({11, 4, 6, 1}, 3, Layout::padded, 1e-5f); }
+// 4096 values a group: a device that splits a group's sums across threads or work-items
+// (each taking many values) is checked past a single pass.
+TEST_P(GroupNorm, LargeGroups) { check({64, 16, 8, 2}, 2, Layout::packed, 1e-5f); }
 
 ZEN_OP_TEST(Norm);
 ZEN_OP_TEST(GroupNorm);

@@ -1,7 +1,9 @@
 #include "opencl_device.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zen/plugin.hpp>
@@ -37,21 +39,45 @@ std::string program_source() {
   return s;
 }
 
+// Whether quantized MATMULs with one column take k_matvec_q8: where the program has sub-group
+// functions, unless ZEN_OPENCL_MATVEC says otherwise ("1": on, with the local-memory reduction
+// where there are no sub-groups, so the kernel is tested on devices without them; "0": off).
+bool use_matvec(bool with_subgroups) {
+  const char* v = std::getenv("ZEN_OPENCL_MATVEC");
+  if (v && *v) return std::string_view(v) != "0";
+  return with_subgroups;
+}
+
 }  // namespace
 
-Scratch::~Scratch() {
-  if (mem_) clReleaseMemObject(mem_);
+cl_mem counted_buffer(cl_context ctx, zen_device_counters& c, cl_mem_flags flags, uint64_t bytes,
+                      void* host, cl_int* err) {
+  cl_mem m = clCreateBuffer(ctx, flags, bytes, host, err);
+  if (*err != CL_SUCCESS) return nullptr;
+  ++c.allocations;
+  c.allocated_bytes += bytes;
+  return m;
 }
+
+void release_counted(zen_device_counters& c, cl_mem m) {
+  if (!m) return;
+  size_t size = 0;
+  if (clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr) == CL_SUCCESS)
+    c.allocated_bytes -= std::min<uint64_t>(size, c.allocated_bytes);
+  clReleaseMemObject(m);  // OpenCL keeps it alive until the kernels enqueued on it finish
+}
+
+Scratch::~Scratch() { release_counted(*counters_, mem_); }
 
 cl_mem Scratch::get(uint64_t bytes) {
   if (mem_ && size_ >= bytes) return mem_;
-  if (mem_) clReleaseMemObject(mem_);  // freed by OpenCL once its enqueued users finish
+  release_counted(*counters_, mem_);  // freed by OpenCL once its enqueued users finish
   mem_ = nullptr;
   size_ = 0;
   // Grow by half again so a prompt that lengthens step by step does not reallocate every step.
   const uint64_t want = std::max<uint64_t>(bytes + bytes / 2, 4096);
   cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, want, nullptr, &err);
+  cl_mem m = counted_buffer(ctx_, *counters_, CL_MEM_READ_WRITE, want, nullptr, &err);
   if (err != CL_SUCCESS)
     throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, cl_failure("clCreateBuffer", err) + " for a " +
                                                 std::to_string(want) + "-byte matmul scratch");
@@ -69,20 +95,43 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     cl_check(err, "clCreateContext");
     queue_ = clCreateCommandQueue(ctx_, device_, 0, &err);  // in order, no profiling
     cl_check(err, "clCreateCommandQueue");
-    dummy_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, 64, nullptr, &err);
+    dummy_ = counted_buffer(ctx_, counters_, CL_MEM_READ_WRITE, 64, nullptr, &err);
     cl_check(err, "clCreateBuffer");
     const cl_int zero = 0;
-    errors_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
+    errors_ = counted_buffer(ctx_, counters_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero,
                              const_cast<cl_int*>(&zero), &err);
     cl_check(err, "clCreateBuffer");
-    scratch_ = std::make_unique<Scratch>(ctx_);
+    scratch_ = std::make_unique<Scratch>(ctx_, &counters_);
     // Angles of rope want double precision where the device has it (kernels/50_rope.cl).
     // Correctly rounded division: the activation quantizer's 127 / amax must be the CPU's float
     // (kernels/75_matmul_q8.cl).
     std::string options = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
     if (device_has_extension(device_, "cl_khr_fp64")) options += " -DZEN_FP64";
-    const BuiltProgram built = build_program(ctx_, e.platform, device_, program_source(), options);
+    const bool subgroups = device_has_extension(device_, "cl_khr_subgroups") ||
+                           device_has_extension(device_, "cl_intel_subgroups");
+    BuiltProgram built;
+    bool with_subgroups = false;
+    if (subgroups) {
+      // A driver that lists the extension but does not take its functions in OpenCL C 1.2
+      // gets the program without them (and the matrix-vector kernel off) instead of no device.
+      try {
+        built = build_program(ctx_, e.platform, device_, program_source(),
+                              options + " -DZEN_SUBGROUPS");
+        with_subgroups = true;
+      } catch (const zen::Error& err) {
+        zen::Host::log(ZEN_LOG_WARN, "opencl",
+                       std::string("program with sub-group functions did not build, building "
+                                   "without: ") +
+                           err.what());
+      }
+    }
+    if (!built.program) built = build_program(ctx_, e.platform, device_, program_source(), options);
     program_ = built.program;
+    matvec_ = use_matvec(with_subgroups);
+    zen::Host::log(ZEN_LOG_DEBUG, "opencl",
+                   std::string("decode matrix-vector kernel (k_matvec_q8) ") +
+                       (matvec_ ? "on" : "off") + ", sub-group functions " +
+                       (with_subgroups ? "in the program" : "not available"));
     zen::Host::log(ZEN_LOG_DEBUG, "opencl",
                    std::string(built.from_cache ? "program loaded from the binary cache "
                                                 : "program built from source ") +
@@ -111,8 +160,8 @@ void OpenClDevice::release() {
   kernels_.clear();
   scratch_.reset();
   if (program_) clReleaseProgram(program_);
-  if (dummy_) clReleaseMemObject(dummy_);
-  if (errors_) clReleaseMemObject(errors_);
+  release_counted(counters_, dummy_);
+  release_counted(counters_, errors_);
   if (queue_) clReleaseCommandQueue(queue_);
   if (ctx_) clReleaseContext(ctx_);
   program_ = nullptr;
@@ -127,7 +176,8 @@ bool OpenClDevice::supports_op(const zen_graph& g, int32_t node) { return op_sup
 zen_buffer* OpenClDevice::alloc(uint64_t bytes) {
   cl_int err = CL_SUCCESS;
   // A zero-byte buffer is invalid in OpenCL; every buffer gets at least one word.
-  cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, std::max<uint64_t>(bytes, 4), nullptr, &err);
+  cl_mem m = counted_buffer(ctx_, counters_, CL_MEM_READ_WRITE, std::max<uint64_t>(bytes, 4),
+                            nullptr, &err);
   if (err != CL_SUCCESS)
     throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, cl_failure("clCreateBuffer", err) + " for " +
                                                 std::to_string(bytes) + " bytes");
@@ -137,7 +187,7 @@ zen_buffer* OpenClDevice::alloc(uint64_t bytes) {
 void OpenClDevice::free(zen_buffer* b) {
   if (!b) return;
   Buffer* buf = reinterpret_cast<Buffer*>(b);
-  clReleaseMemObject(buf->mem);  // OpenCL keeps it alive until enqueued kernels finish
+  release_counted(counters_, buf->mem);
   delete buf;
 }
 
@@ -145,7 +195,8 @@ void OpenClDevice::upload(zen_buffer* b, uint64_t off, const void* src, uint64_t
   Buffer& buf = buffer(b);
   check_range(buf, off, bytes, "upload");
   if (bytes == 0) return;
-  cl_check(clEnqueueWriteBuffer(queue_, buf.mem, CL_TRUE, off, bytes, src, 0, nullptr, nullptr),
+  counters_.upload_bytes += bytes;
+  blocking(clEnqueueWriteBuffer(queue_, buf.mem, CL_TRUE, off, bytes, src, 0, nullptr, nullptr),
            "clEnqueueWriteBuffer");
 }
 
@@ -153,32 +204,50 @@ void OpenClDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t byt
   Buffer& buf = buffer(b);
   check_range(buf, off, bytes, "download");
   if (bytes == 0) return;
-  cl_check(clEnqueueReadBuffer(queue_, buf.mem, CL_TRUE, off, bytes, dst, 0, nullptr, nullptr),
+  counters_.download_bytes += bytes;
+  blocking(clEnqueueReadBuffer(queue_, buf.mem, CL_TRUE, off, bytes, dst, 0, nullptr, nullptr),
            "clEnqueueReadBuffer");
 }
 
 void OpenClDevice::compute(const zen_graph& g) {
-  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get()};
+  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get(), &counters_, matvec_};
   for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
   // Submit now so the device starts while the host prepares the next step.
   cl_check(clFlush(queue_), "clFlush");
+  ++counters_.submits;
 }
 
 // Waits for the queue, then reports what a kernel flagged (the flag is cleared for the next
 // graph): the blocking read is ordered after every kernel enqueued so far.
 void OpenClDevice::synchronize() {
   cl_int flag = 0;
-  cl_check(
+  blocking(
       clEnqueueReadBuffer(queue_, errors_, CL_TRUE, 0, sizeof flag, &flag, 0, nullptr, nullptr),
       "clEnqueueReadBuffer");
   if (flag == 0) return;
   const cl_int zero = 0;
-  cl_check(
+  blocking(
       clEnqueueWriteBuffer(queue_, errors_, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr),
       "clEnqueueWriteBuffer");
   throw zen::Error(ZEN_ERR_INVALID_ARG,
                    "opencl: get_rows/set_rows: a row id is outside the table (rows with a bad id "
                    "were not read or written)");
+}
+
+void OpenClDevice::blocking(cl_int err, const char* call) {
+  cl_check(err, call);
+  ++counters_.submits;
+  ++counters_.host_waits;
+}
+
+void* OpenClDevice::get_proc(const char* name) {
+  if (std::string_view(name) != ZEN_DEVICE_COUNTERS_PROC) return nullptr;
+  return reinterpret_cast<void*>(
+      static_cast<zen_device_counters_fn>([](zen_device* d, zen_device_counters* out) {
+        if (!d || !out) return ZEN_ERR_INVALID_ARG;
+        const auto* dev = static_cast<const OpenClDevice*>(reinterpret_cast<zen::Device*>(d));
+        return zen::copy_counters(dev->counters(), out);
+      }));
 }
 
 }  // namespace zen_opencl

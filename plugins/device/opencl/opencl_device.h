@@ -5,8 +5,24 @@
 // compute() enqueued before them.
 //
 // Thread safety: one host thread at a time per device (the host's scheduler contract).
+//
+// The "zen_device_counters" extension (get_proc) counts, in OpenCL terms:
+//   submits            batches handed to the queue: compute()'s clFlush of a graph's kernels,
+//                      and each blocking transfer (upload, download, synchronize()'s reads and
+//                      writes of the error flag), which the driver submits on its own
+//   host_waits         blocking calls: the same transfers (each returns only after every
+//                      kernel before it on the in-order queue has run)
+//   dispatches         clEnqueueNDRangeKernel calls
+//   descriptor_writes  kernel argument sets: one per dispatch (every launch sets all its
+//                      arguments again with clSetKernelArg)
+//   upload_bytes, download_bytes  through upload() / download()
+//   allocations, allocated_bytes  clCreateBuffer calls (buffers, the matmul scratch, the
+//                      dummy and error-flag buffers) and the bytes held now
+//   barriers, recordings, replays stay 0: the in-order queue orders kernels without barrier
+//                      commands, and no command buffers are recorded
 #pragma once
 
+#include <zen/device_counters.h>
 #include <zen/device.hpp>
 
 #include <map>
@@ -32,9 +48,13 @@ class OpenClDevice final : public zen::Device {
   void download(zen_buffer* buf, uint64_t off, void* dst, uint64_t bytes) override;
   void compute(const zen_graph& g) override;
   void synchronize() override;
+  void* get_proc(const char* name) override;
+  const zen_device_counters& counters() const { return counters_; }
 
  private:
   void release();
+  // One blocking transfer, counted as a submit and a host wait.
+  void blocking(cl_int err, const char* call);
 
   cl_device_id device_;
   cl_context ctx_ = nullptr;
@@ -44,6 +64,8 @@ class OpenClDevice final : public zen::Device {
   cl_mem errors_ = nullptr;  // kernels' error flag (ops.h), checked by synchronize()
   std::map<std::string, cl_kernel> kernels_;
   std::unique_ptr<Scratch> scratch_;  // quantized activations of the matmuls (ops.h)
+  zen_device_counters counters_{};
+  bool matvec_ = false;  // decode's quantized MATMULs take k_matvec_q8 (opencl_device.cpp)
 };
 
 }  // namespace zen_opencl

@@ -3,6 +3,7 @@
 // anything not listed in ops.cpp is refused, so the scheduler puts it on another device.
 #pragma once
 
+#include <zen/device_counters.h>
 #include <zen/graph.h>
 
 #include <map>
@@ -18,7 +19,8 @@ namespace zen_opencl {
 // already enqueued on it are done.
 class Scratch {
  public:
-  explicit Scratch(cl_context ctx) : ctx_(ctx) {}
+  // counters: the device's, for the buffers this makes and releases.
+  Scratch(cl_context ctx, zen_device_counters* counters) : ctx_(ctx), counters_(counters) {}
   ~Scratch();
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -27,6 +29,7 @@ class Scratch {
 
  private:
   cl_context ctx_;
+  zen_device_counters* counters_;
   cl_mem mem_ = nullptr;
   uint64_t size_ = 0;
 };
@@ -35,9 +38,11 @@ class Scratch {
 struct LaunchContext {
   cl_command_queue queue;
   const std::map<std::string, cl_kernel>* kernels;
-  cl_mem dummy;      // for absent optional sources
-  cl_mem errors;     // one int: kernels that find a bad row id set it (kBadRowId)
-  Scratch* scratch;  // the quantized-activation matmul's temporary rows
+  cl_mem dummy;                   // for absent optional sources
+  cl_mem errors;                  // one int: kernels that find a bad row id set it (kBadRowId)
+  Scratch* scratch;               // the quantized-activation matmul's temporary rows
+  zen_device_counters* counters;  // each launch adds a dispatch and an argument set
+  bool matvec;  // a quantized MATMUL with one column takes k_matvec_q8 (76_matvec_q8.cl)
 };
 
 // ops_support.cpp
@@ -51,8 +56,18 @@ const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i);
 // failing call.
 void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
 
+// ops_launch_image.cpp: CONV1D, CONV2D, CONV_TRANSPOSE1D, GROUP_NORM and UPSAMPLE (s: the
+// node's sources).
+void enqueue_image_op(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s);
+
 // What k_get_rows* / k_set_rows write into LaunchContext::errors for an id outside the rows.
 inline constexpr int kBadRowId = 1;
+
+// clCreateBuffer, counted in c (an allocation, its bytes held); nullptr with *err set on failure.
+cl_mem counted_buffer(cl_context ctx, zen_device_counters& c, cl_mem_flags flags, uint64_t bytes,
+                      void* host, cl_int* err);
+// clReleaseMemObject, taking the buffer's size off c.allocated_bytes.
+void release_counted(zen_device_counters& c, cl_mem m);
 
 // A zen_buffer* of this plugin.
 struct Buffer {

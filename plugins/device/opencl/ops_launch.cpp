@@ -7,79 +7,12 @@
 
 #include <zen/plugin.hpp>
 
+#include "launch.h"
+
 namespace zen_opencl {
 namespace {
 
 constexpr uint32_t F16 = ZEN_TYPE_F16, BF16 = ZEN_TYPE_BF16;
-
-// Sets a kernel's arguments in order and launches it over n work-items.
-class Launch {
- public:
-  Launch(const LaunchContext& c, const char* kernel) : c_(c), name_(kernel) {
-    const auto it = c.kernels->find(kernel);
-    if (it == c.kernels->end())
-      throw zen::Error(ZEN_ERR_INTERNAL,
-                       std::string("opencl: kernel ") + kernel + " missing from the program");
-    k_ = it->second;
-  }
-  // A tensor: buffer, byte offset, ne, nb (TENSOR() in kernels/00_common.cl); nullptr binds
-  // the dummy buffer.
-  Launch& tensor(const zen_tensor* t) {
-    cl_mem mem = c_.dummy;
-    cl_ulong off = 0;
-    cl_long4 ne{{1, 1, 1, 1}}, nb{{0, 0, 0, 0}};
-    if (t) {
-      if (!t->buffer)
-        throw zen::Error(ZEN_ERR_INVALID_ARG, std::string("opencl: tensor '") +
-                                                  (t->name ? t->name : "") + "' has no buffer");
-      mem = reinterpret_cast<const Buffer*>(t->buffer)->mem;
-      off = t->offset;
-      for (int i = 0; i < 4; ++i) {
-        ne.s[i] = t->ne[i];
-        nb.s[i] = static_cast<cl_long>(t->nb[i]);
-      }
-    }
-    arg(sizeof mem, &mem);
-    arg(sizeof off, &off);
-    arg(sizeof ne, &ne);
-    return arg(sizeof nb, &nb);
-  }
-  Launch& i32(int32_t v) {
-    const cl_int x = v;
-    return arg(sizeof x, &x);
-  }
-  Launch& mem(cl_mem m) { return arg(sizeof m, &m); }
-  Launch& i64(cl_long v) { return arg(sizeof v, &v); }
-  Launch& int4(const cl_int4& v) { return arg(sizeof v, &v); }
-  Launch& f32(float v) {
-    const cl_float x = v;
-    return arg(sizeof x, &x);
-  }
-  void run(int64_t n) {
-    if (n <= 0) return;
-    const size_t global = static_cast<size_t>(n);
-    const cl_int err =
-        clEnqueueNDRangeKernel(c_.queue, k_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS)
-      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clEnqueueNDRangeKernel", err) + " (" + name_ +
-                                             ", " + std::to_string(n) + " work-items)");
-  }
-
- private:
-  Launch& arg(size_t size, const void* v) {
-    const cl_int err = clSetKernelArg(k_, idx_, size, v);
-    if (err != CL_SUCCESS)
-      throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clSetKernelArg", err) + " (" + name_ +
-                                             ", argument " + std::to_string(idx_) + ")");
-    ++idx_;
-    return *this;
-  }
-
-  const LaunchContext& c_;
-  const char* name_;
-  cl_kernel k_ = nullptr;
-  cl_uint idx_ = 0;
-};
 
 int64_t elems(const zen_tensor& t) { return t.ne[0] * t.ne[1] * t.ne[2] * t.ne[3]; }
 int64_t rows(const zen_tensor& t) { return t.ne[1] * t.ne[2] * t.ne[3]; }
@@ -111,6 +44,18 @@ QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_ten
       .i32(k ? kActQ8K : kActQ8)
       .run(rows(b) * (K / bs));
   return {mem, row_bytes};
+}
+
+// Decode (one column): a work-group per output element (kernels/76_matvec_q8.cl), no larger
+// than the row has blocks, so no item is left without one.
+void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, const QuantAct& q) {
+  constexpr size_t kMaxLocal = 64;  // MV_MAX_LOCAL
+  const int64_t nblk = a.ne[0] / quant_block(a.type);
+  Launch l(c, "k_matvec_q8");
+  l.tensor(&t).tensor(&a).mem(q.mem).i64(q.row_bytes).i32(ti(a.type));
+  size_t local = l.local_size(kMaxLocal);
+  while (local > 1 && static_cast<int64_t>(local / 2) >= nblk) local /= 2;
+  l.run_groups(t.ne[0] * t.ne[2] * t.ne[3], local);
 }
 
 // The pair index where n_rot full rotations fit into the original context (YaRN).
@@ -209,6 +154,7 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
     case ZEN_OP_MATMUL:
       if (quant_block(s[0]->type)) {
         const QuantAct q = quantize_act(c, *s[0], *s[1]);
+        if (c.matvec && t.ne[1] == 1) return matvec(c, t, *s[0], q);
         Launch(c, "k_matmul_q8")
             .tensor(&t)
             .tensor(s[0])
@@ -353,6 +299,12 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
       }
       return;
     }
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV2D:
+    case ZEN_OP_CONV_TRANSPOSE1D:
+    case ZEN_OP_GROUP_NORM:
+    case ZEN_OP_UPSAMPLE:
+      return enqueue_image_op(c, t, s);
     default:
       throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for op " + std::to_string(t.op));
   }

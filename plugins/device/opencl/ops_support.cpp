@@ -2,7 +2,9 @@
 #include "ops.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <initializer_list>
+#include <vector>
 
 #include <zen/plugin.hpp>
 
@@ -20,6 +22,30 @@ bool in(uint32_t t, std::initializer_list<uint32_t> set) {
 }
 
 uint32_t type_of(const zen_tensor* t) { return t ? t->type : kNone; }
+
+// What shape inference guarantees (core/graph/infer.cpp), so k_conv never divides by 0.
+bool conv_geom_ok(int32_t stride, int32_t pad, int32_t dilation) {
+  return stride >= 1 && pad >= 0 && dilation >= 1;
+}
+
+// ZEN_OPENCL_REFUSE_OPS="9,18": op ids this device refuses. A debugging aid (moves one op
+// family back to the CPU to find which kernel a wrong result comes from), and how ops_mixed
+// still gets a graph split around a refused op now that this device runs every op it uses.
+bool refused_by_env(uint32_t op) {
+  static const std::vector<uint32_t> ids = [] {
+    std::vector<uint32_t> out;
+    const char* v = std::getenv("ZEN_OPENCL_REFUSE_OPS");
+    for (const char* p = v ? v : ""; *p;) {
+      char* end = nullptr;
+      const unsigned long id = std::strtoul(p, &end, 10);
+      if (end == p) break;
+      out.push_back(static_cast<uint32_t>(id));
+      p = *end ? end + 1 : end;
+    }
+    return out;
+  }();
+  return std::find(ids.begin(), ids.end(), op) != ids.end();
+}
 
 // Attention K / V: float rows, or Q8_0 rows of whole blocks (load_elem in 00_common.cl).
 bool kv_ok(const zen_tensor& t) {
@@ -60,6 +86,18 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
       return is_real(d) && a == d && !s1;
     case ZEN_OP_GLU:
       return is_real(d) && a == d && b == d;
+    case ZEN_OP_GROUP_NORM:
+      return is_real(d) && a == d && !s1 && t.params[0] > 0 && s0->ne[2] % t.params[0] == 0;
+    case ZEN_OP_CONV1D:
+    case ZEN_OP_CONV_TRANSPOSE1D:
+      return d == F32 && is_real(a) && is_real(b) &&
+             conv_geom_ok(t.params[0], t.params[1], t.params[2]);
+    case ZEN_OP_CONV2D:
+      return d == F32 && is_real(a) && is_real(b) &&
+             conv_geom_ok(t.params[0], t.params[2], t.params[4]) &&
+             conv_geom_ok(t.params[1], t.params[3], t.params[5]);
+    case ZEN_OP_UPSAMPLE:
+      return d == F32 && is_real(a) && !s1 && (t.params[4] == 0 || t.params[4] == 1);
     case ZEN_OP_SOFTMAX:
       return d == F32 && is_float(a) && (!s1 || is_float(b));
     case ZEN_OP_ROPE: {
@@ -131,7 +169,8 @@ const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i) {
 
 bool op_supported(const zen_graph& g, int32_t node) {
   if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return false;
-  return supported(g, *zen_graph_tensor(&g, node));
+  const zen_tensor& t = *zen_graph_tensor(&g, node);
+  return !refused_by_env(t.op) && supported(g, t);
 }
 
 }  // namespace zen_opencl

@@ -26,6 +26,15 @@
 #define T_BF16 30
 #define T_MXFP4 39
 
+// Sums over many values and resampling coordinates: double where the device has cl_khr_fp64
+// (the host defines ZEN_FP64 then), as the CPU device computes them; float otherwise.
+#ifdef ZEN_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double wide_t;
+#else
+typedef float wide_t;
+#endif
+
 // Half values are read as raw 16 bits with vload_half (core OpenCL): cl_khr_fp16 is not needed.
 inline float ld_half(global const uchar* p) { return vload_half(0, (global const half*)p); }
 
