@@ -55,6 +55,9 @@ const uint32_t kMatmulExt[] =
 const uint32_t kMatvec[] =
 #include "matvec.spv.inc"
     ;
+const uint32_t kMatmulTiled[] =
+#include "matmul_tiled.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},
@@ -74,6 +77,7 @@ const ShaderCode kShaders[] = {
     {"argsort_merge", kArgsortMerge, sizeof kArgsortMerge},
     {"matmul_ext", kMatmulExt, sizeof kMatmulExt},
     {"matvec", kMatvec, sizeof kMatvec},
+    {"matmul_tiled", kMatmulTiled, sizeof kMatmulTiled},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

@@ -25,6 +25,7 @@ enum class Shader {
   kArgsortMerge,
   kMatmulExt,
   kMatvec,
+  kMatmulTiled,
   kCount
 };
 

@@ -44,6 +44,7 @@ uint32_t writes_of(Shader s) {
     case Shader::kMatmul:
     case Shader::kMatmulExt:
     case Shader::kMatvec:
+    case Shader::kMatmulTiled:
     case Shader::kConv:
     case Shader::kArgsortMerge:
       return 1u << 2;
@@ -96,6 +97,11 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
     const std::string_view want = env ? env : "";
     const bool gpu = pd_.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     if (can && (want == "subgroup" || (want != "rows" && gpu))) matvec_rows_ = 64 / sg;
+    const char* gemm = std::getenv("ZEN_VULKAN_GEMM");
+    const std::string_view tiled = gemm ? gemm : "";
+    tiled_gemm_ = pd_.props.limits.maxComputeWorkGroupInvocations >= 256 &&
+                  pd_.props.limits.maxComputeWorkGroupSize[0] >= 256 &&
+                  (tiled == "tiled" || (tiled != "rows" && gpu));
   }
 
   const float prio = 1.0f;

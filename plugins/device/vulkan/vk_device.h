@@ -80,6 +80,10 @@ class VulkanDevice final : public zen::Device {
   // in compute and a subgroup size of 8 to 64. ZEN_VULKAN_MATVEC=subgroup uses it on any such
   // device (software ones: tests), =rows on none.
   uint32_t matvec_rows() const { return matvec_rows_; }
+  // Whether prefill's quantized matmuls take the 64 x 64 shared-memory tile kernel
+  // (matmul_tiled.comp): on GPUs with 256-invocation workgroups. ZEN_VULKAN_GEMM=tiled uses
+  // it on any such device (software ones: tests), =rows on none.
+  bool tiled_gemm() const { return tiled_gemm_; }
   uint64_t max_range() const { return max_range_; }
   // Binding for the bytes [t.offset + rel, + extent) of t's buffer; throws when the range is
   // larger than the device can bind at once.
@@ -163,6 +167,7 @@ class VulkanDevice final : public zen::Device {
   VkPhysicalDeviceMemoryProperties mem_{};
   uint64_t max_range_ = 0, offset_align_ = 16, max_alloc_ = 0;
   uint32_t matvec_rows_ = 0;
+  bool tiled_gemm_ = false;
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;

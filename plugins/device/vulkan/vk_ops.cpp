@@ -378,6 +378,8 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
   // Decode on a GPU: a subgroup per row (matvec.comp); at most 2 columns, as each reads the
   // weights again (batched decode wants a multi-column subgroup kernel: not written yet).
   const bool matvec = dev.matvec_rows() > 0 && (id_mode || t.ne[1] <= 2);
+  // Prefill on a GPU: 64 x 64 tiles through shared memory (matmul_tiled.comp).
+  const bool tiled = dev.tiled_gemm() && !id_mode && col_bytes && t.ne[1] >= 16;
   for (uint64_t m0 = 0; m0 < M; m0 += rows_per) {
     const uint64_t mw = std::min(rows_per, M - m0);
     const Binding ba =
@@ -390,6 +392,12 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     p.nb(b);
     p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
     p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
+    if (tiled) {  // one workgroup per (64-row tile, 64-column tile, batch)
+      dev.dispatch(Shader::kMatmulTiled, {ba, bb, bd, bi, bq}, p.data(), p.bytes(),
+                   ceil_div(mw, 64) * ceil_div(static_cast<uint64_t>(t.ne[1]), 64) *
+                       static_cast<uint64_t>(t.ne[2] * t.ne[3]));
+      continue;
+    }
     if (matvec) {  // one workgroup per (matvec_rows() rows, column or slot, batch)
       const uint64_t slots = static_cast<uint64_t>(t.ne[1] * t.ne[2] * (id_mode ? 1 : t.ne[3]));
       dev.dispatch(Shader::kMatvec, {ba, bb, bd, bi, bq}, p.data(), p.bytes(),
