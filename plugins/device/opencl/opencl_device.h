@@ -1,17 +1,25 @@
 // One opened OpenCL device: a context, one in-order queue, the kernel program (built or loaded
 // from the binary cache), and buffers made with clCreateBuffer. Buffers are not host-visible
-// (host_ptr is NULL), so the scheduler uploads weights; upload/download are blocking
-// clEnqueueWrite/ReadBuffer calls on the same queue, so they are ordered after the kernels
-// compute() enqueued before them.
+// (host_ptr is NULL), so the scheduler uploads weights; transfers go through the same queue,
+// so they are ordered with the kernels around them.
+// A decode step is one submit and one host wait, as on Vulkan (docs/OPENCL-DEVICE.md):
+//  - an upload of at most 1 MiB (a step's inputs) is copied and enqueued without blocking
+//    (the copy lives until the next synchronize()); compute()'s clFlush submits it with the
+//    kernels; larger ones (weights) block as before;
+//  - a download right after a graph ran is learned for that graph: its next runs enqueue a
+//    non-blocking read of the range into host memory behind the kernels (as they do for the
+//    kernels' error flag), synchronize()'s clFinish waits for all of it, and the download is
+//    a memcpy.
 //
 // Thread safety: one host thread at a time per device (the host's scheduler contract).
 //
 // The "zen_device_counters" extension (get_proc) counts, in OpenCL terms:
-//   submits            batches handed to the queue: compute()'s clFlush of a graph's kernels,
-//                      and each blocking transfer (upload, download, synchronize()'s reads and
-//                      writes of the error flag), which the driver submits on its own
-//   host_waits         blocking calls: the same transfers (each returns only after every
-//                      kernel before it on the in-order queue has run)
+//   submits            batches handed to the queue: compute()'s clFlush of a graph's kernels
+//                      (with the step's staged uploads and readbacks), and each blocking
+//                      transfer (large uploads, unlearned downloads), which the driver submits
+//                      on its own
+//   host_waits         blocking calls: synchronize()'s clFinish and those transfers (each
+//                      returns only after every command before it on the in-order queue)
 //   dispatches         clEnqueueNDRangeKernel calls
 //   descriptor_writes  kernel argument sets: one per dispatch (every launch sets all its
 //                      arguments again with clSetKernelArg)
@@ -28,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cl_api.h"
 #include "ops.h"
@@ -55,6 +64,21 @@ class OpenClDevice final : public zen::Device {
   void release();
   // One blocking transfer, counted as a submit and a host wait.
   void blocking(cl_int err, const char* call);
+
+  static uint64_t graph_key(const zen_graph& g);
+  // A range downloaded after a run of a graph, read back by its next runs.
+  struct Readback {
+    cl_mem mem;
+    uint64_t offset, bytes;
+    std::vector<unsigned char> host;
+  };
+  std::vector<std::vector<unsigned char>> staged_;  // upload copies the queue may still read
+  uint64_t last_run_ = 0;                           // graph_key() of the last compute()
+  bool after_run_ = false;                          // nothing uploaded since last_run_ was enqueued
+  bool readbacks_ready_ = false;  // synchronize() has waited for last_run_'s readbacks
+  std::map<uint64_t, std::vector<Readback>> readbacks_;  // by graph_key(), at most 8 graphs
+  cl_int error_flag_ = 0;      // the kernels' error flag, read back behind them by compute()
+  bool flag_pending_ = false;  // error_flag_ is being read for a compute() not yet waited for
 
   cl_device_id device_;
   cl_context ctx_ = nullptr;
