@@ -41,13 +41,14 @@ uint32_t writes_of(Shader s) {
     case Shader::kSetRows:
     case Shader::kBinary:
     case Shader::kSoftmax:
-    case Shader::kMatmul:
-    case Shader::kMatmulExt:
-    case Shader::kMatvec:
-    case Shader::kMatmulTiled:
     case Shader::kConv:
     case Shader::kArgsortMerge:
       return 1u << 2;
+    case Shader::kMatmul:  // dst, and with a fused ADD the residual and sum's span
+    case Shader::kMatmulExt:
+    case Shader::kMatvec:
+    case Shader::kMatmulTiled:
+      return 1u << 2 | 1u << 5;
     case Shader::kRope:
       return 1u << 3;
     case Shader::kRmsNorm:  // the norm, and the product when fused with its weight's MUL

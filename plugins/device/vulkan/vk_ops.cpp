@@ -341,8 +341,16 @@ void rec_get_rows(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& tabl
   }
 }
 
+// The ADD of a residual fused into a MATMUL's store (matmul_pc.glsl, store_dst): the
+// residual and the sum, bound together as binding 5 (they share the arena), at byte offsets
+// res_at and sum_at of it.
+struct FusedAdd {
+  Binding span;
+  uint32_t res_at = 0, sum_at = 0;
+};
+
 void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, const zen_tensor& b,
-                const zen_tensor* ids) {
+                const zen_tensor* ids, const FusedAdd* add = nullptr) {
   constexpr uint64_t kCols = 8;  // columns per workgroup (NC in matmul.comp)
   const bool id_mode = ids != nullptr;
   const uint64_t M = static_cast<uint64_t>(a.ne[1]);
@@ -391,17 +399,25 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     p << u(a.ne[0]) << u(a.ne[2]) << u(a.ne[3]) << u(a.ne[2]);
     p.nb(b);
     p << a.type << u(m0) << u(mw) << (id_mode ? 1u : 0u);
-    p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
+    // The fused ADD's span is binding 5 (absent otherwise: the scratch is not written here).
+    auto run = [&](Shader s, uint64_t groups) {
+      if (add)
+        dev.dispatch(s, {ba, bb, bd, bi, bq, add->span}, p.data(), p.bytes(), groups);
+      else
+        dev.dispatch(s, {ba, bb, bd, bi, bq}, p.data(), p.bytes(), groups);
+    };
+    if (add)
+      p << add->res_at << add->sum_at << u(b.ne[1]) << 1u;
+    else
+      p << (id_mode ? u(ids->nb[0]) : 0u) << (id_mode ? u(ids->nb[1]) : 0u) << u(b.ne[1]) << 0u;
     if (tiled) {  // one workgroup per (64-row tile, 64-column tile, batch)
-      dev.dispatch(Shader::kMatmulTiled, {ba, bb, bd, bi, bq}, p.data(), p.bytes(),
-                   ceil_div(mw, 64) * ceil_div(static_cast<uint64_t>(t.ne[1]), 64) *
-                       static_cast<uint64_t>(t.ne[2] * t.ne[3]));
+      run(Shader::kMatmulTiled, ceil_div(mw, 64) * ceil_div(static_cast<uint64_t>(t.ne[1]), 64) *
+                                    static_cast<uint64_t>(t.ne[2] * t.ne[3]));
       continue;
     }
     if (matvec) {  // one workgroup per (matvec_rows() rows, column or slot, batch)
       const uint64_t slots = static_cast<uint64_t>(t.ne[1] * t.ne[2] * (id_mode ? 1 : t.ne[3]));
-      dev.dispatch(Shader::kMatvec, {ba, bb, bd, bi, bq}, p.data(), p.bytes(),
-                   ceil_div(mw, dev.matvec_rows()) * slots);
+      run(Shader::kMatvec, ceil_div(mw, dev.matvec_rows()) * slots);
       continue;
     }
     // Workgroups: one per (64-row tile, column group or slot, batch).
@@ -411,8 +427,7 @@ void rec_matmul(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, con
     else
       items *= ceil_div(static_cast<uint64_t>(t.ne[1]), kCols) *
                static_cast<uint64_t>(t.ne[2] * t.ne[3]);
-    dev.dispatch(ext ? Shader::kMatmulExt : Shader::kMatmul, {ba, bb, bd, bi, bq}, p.data(),
-                 p.bytes(), items);
+    run(ext ? Shader::kMatmulExt : Shader::kMatmul, items);
   }
 }
 
@@ -684,6 +699,45 @@ bool rec_norm_mul(VulkanDevice& dev, const zen_graph& g, const zen_tensor& norm,
   return true;
 }
 
+// MATMUL (one weight matrix, F32 out) followed by ADD(residual, product) or ADD(product,
+// residual) of the same shape and layout, both in the product's buffer within one binding's
+// reach (the attention output and FFN down projections of every block): the matmul's store
+// writes the sum too.
+bool rec_matmul_add(VulkanDevice& dev, const zen_graph& g, const zen_tensor& mm, int32_t mm_id,
+                    const zen_tensor& add) {
+  if (add.op != ZEN_OP_ADD || (add.src[0] == mm_id) == (add.src[1] == mm_id)) return false;
+  const zen_tensor* res = src(g, add, add.src[0] == mm_id ? 1 : 0);
+  const zen_tensor* a = src(g, mm, 0);
+  const zen_tensor* b = src(g, mm, 1);
+  if (!res || !a || !b || res->type != F32 || add.type != F32 || !same_shape(*res, mm) ||
+      !same_shape(add, mm) || !supports_node(dev, g, mm) || !supports_node(dev, g, add) ||
+      res->buffer != mm.buffer || add.buffer != mm.buffer || a->ne[2] != 1 || a->ne[3] != 1)
+    return false;
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
+    if (res->nb[d] != mm.nb[d] || add.nb[d] != mm.nb[d]) return false;
+  // Each invocation reads and writes its own elements only: the sum may reuse the residual's
+  // or the product's bytes exactly (the memory plan puts it there when they die), never
+  // overlap them shifted.
+  auto clash = [](const zen_tensor& x, const zen_tensor& y) {
+    return x.offset != y.offset && x.offset < y.offset + extent(y) &&
+           y.offset < x.offset + extent(x);
+  };
+  // Nor may it take the bytes of the matmul's input, which other invocations are still
+  // reading (the plan reuses them for the sum once the matmul is done with them).
+  const bool on_input = b->buffer == add.buffer && add.offset < b->offset + extent(*b) &&
+                        b->offset < add.offset + extent(add);
+  if (clash(add, *res) || clash(add, mm) || clash(*res, mm) || on_input) return false;
+  const zen_tensor& base = res->offset <= add.offset ? *res : add;
+  const uint64_t hi = std::max(res->offset + extent(*res), add.offset + extent(add));
+  if (hi - base.offset + 64 > dev.max_range()) return false;
+  FusedAdd f;
+  f.span = dev.bind(base, hi - base.offset);
+  f.res_at = f.span.residual + u(res->offset - base.offset);
+  f.sum_at = f.span.residual + u(add.offset - base.offset);
+  rec_matmul(dev, mm, *a, *b, nullptr, &f);
+  return true;
+}
+
 // Nodes from position pos recorded as one fused kernel: how many (0: none applies).
 uint32_t record_fused(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
   if (pos + 1 >= g.n_nodes) return 0;
@@ -692,6 +746,7 @@ uint32_t record_fused(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
   const zen_tensor& next = *zen_graph_tensor(&g, g.nodes[pos + 1]);
   if ((t.op == ZEN_OP_RMS_NORM || t.op == ZEN_OP_LAYER_NORM) && rec_norm_mul(dev, g, t, id, next))
     return 2;
+  if (t.op == ZEN_OP_MATMUL && rec_matmul_add(dev, g, t, id, next)) return 2;
   return 0;
 }
 

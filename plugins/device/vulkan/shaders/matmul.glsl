@@ -125,6 +125,6 @@ void main() {
       o = pc.off_d + m * pc.dnb0 + (n0 + c) * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3;
     else
       o = pc.off_d + m * pc.dnb0 + u * pc.dnb1 + t * pc.dnb2;
-    wrf32_2(o, acc[c]);
+    store_dst(o, acc[c]);
   }
 }

@@ -125,7 +125,7 @@ void main() {
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
       const uint mw = tm * TM + r0 + 16u * i, n = tn * TN + c0 + 16u * j;
       if (mw < pc.Mw && n < pc.N)
-        wrf32_2(pc.off_d + (pc.m0 + mw) * pc.dnb0 + n * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3,
-                acc[4u * i + j]);
+        store_dst(pc.off_d + (pc.m0 + mw) * pc.dnb0 + n * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3,
+                  acc[4u * i + j]);
     }
 }

@@ -103,5 +103,5 @@ void main() {
     }
   }
   acc = subgroupAdd(acc);
-  if (lane == 0u) wrf32_2(o, acc);
+  if (lane == 0u) store_dst(o, acc);
 }
