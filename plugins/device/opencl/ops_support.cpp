@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include <zen/device.hpp>
 #include <zen/plugin.hpp>
 
 namespace zen_opencl {
@@ -31,21 +32,7 @@ bool conv_geom_ok(int32_t stride, int32_t pad, int32_t dilation) {
 // ZEN_OPENCL_REFUSE_OPS="9,18": op ids this device refuses. A debugging aid (moves one op
 // family back to the CPU to find which kernel a wrong result comes from), and how ops_mixed
 // still gets a graph split around a refused op now that this device runs every op it uses.
-bool refused_by_env(uint32_t op) {
-  static const std::vector<uint32_t> ids = [] {
-    std::vector<uint32_t> out;
-    const char* v = std::getenv("ZEN_OPENCL_REFUSE_OPS");
-    for (const char* p = v ? v : ""; *p;) {
-      char* end = nullptr;
-      const unsigned long id = std::strtoul(p, &end, 10);
-      if (end == p) break;
-      out.push_back(static_cast<uint32_t>(id));
-      p = *end ? end + 1 : end;
-    }
-    return out;
-  }();
-  return std::find(ids.begin(), ids.end(), op) != ids.end();
-}
+bool refused_by_env(uint32_t op) { return zen::op_refused_by_env("ZEN_OPENCL_REFUSE_OPS", op); }
 
 // Attention K / V: float rows, or Q8_0 rows of whole blocks (load_elem in 00_common.cl).
 bool kv_ok(const zen_tensor& t) {

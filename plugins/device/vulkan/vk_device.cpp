@@ -128,12 +128,7 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = pd_.compute_family;
     check(vkCreateCommandPool(dev_, &pci, nullptr, &cmd_pool_), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo cai{};
-    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    cai.commandPool = cmd_pool_;
-    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(dev_, &cai, &xfer_cmd_), "vkAllocateCommandBuffers");
+    xfer_cmd_ = new_command_buffer();
     VkFenceCreateInfo fci{};
     fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
     check(vkCreateFence(dev_, &fci, nullptr, &fence_), "vkCreateFence");
@@ -672,12 +667,7 @@ VulkanDevice::Recording& VulkanDevice::record_graph(const zen_graph& g,
     pci.poolSizeCount = 1;
     pci.pPoolSizes = &size;
     check(vkCreateDescriptorPool(dev_, &pci, nullptr, &r.pool), "vkCreateDescriptorPool");
-    VkCommandBufferAllocateInfo cai{};
-    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    cai.commandPool = cmd_pool_;
-    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(dev_, &cai, &r.cmd), "vkAllocateCommandBuffers");
+    r.cmd = new_command_buffer();
     VkCommandBufferBeginInfo bi{};
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     check(vkBeginCommandBuffer(r.cmd, &bi), "vkBeginCommandBuffer");
@@ -722,14 +712,20 @@ void VulkanDevice::ensure_readback(uint64_t need) {
   check(vkMapMemory(dev_, readback_->memory, 0, VK_WHOLE_SIZE, 0, &readback_map_), "vkMapMemory");
 }
 
+VkCommandBuffer VulkanDevice::new_command_buffer() {
+  VkCommandBufferAllocateInfo cai{};
+  cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  cai.commandPool = cmd_pool_;
+  cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  check(vkAllocateCommandBuffers(dev_, &cai, &cmd), "vkAllocateCommandBuffers");
+  return cmd;
+}
+
 void VulkanDevice::record_readbacks(Recording& r) {
   if (!r.readback_cmd) {
-    VkCommandBufferAllocateInfo cai{};
-    cai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    cai.commandPool = cmd_pool_;
-    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    cai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(dev_, &cai, &r.readback_cmd), "vkAllocateCommandBuffers");
+    r.readback_cmd = new_command_buffer();
   }
   check(vkResetCommandBuffer(r.readback_cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{};

@@ -151,6 +151,7 @@ class VulkanDevice final : public zen::Device {
   void signature(const zen_graph& g, std::vector<uint64_t>& out) const;
   Recording& record_graph(const zen_graph& g, std::vector<uint64_t>&& sig);
   void ensure_readback(uint64_t bytes);
+  VkCommandBuffer new_command_buffer();  // a primary one from cmd_pool_
   void record_readbacks(Recording& r);
   void drop_recording(Recording& r);
   void drop_recordings(const Recording* keep);

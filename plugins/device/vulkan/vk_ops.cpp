@@ -643,21 +643,7 @@ void rec_sort(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& a, bool 
 
 // ZEN_VULKAN_REFUSE_OPS="2,12": op ids this device refuses (a debugging aid: moves ops back
 // to the CPU one family at a time to find which shader a wrong result comes from).
-bool refused_by_env(uint32_t op) {
-  static const std::vector<uint32_t> ids = [] {
-    std::vector<uint32_t> out;
-    if (const char* v = std::getenv("ZEN_VULKAN_REFUSE_OPS"))
-      for (const char* p = v; *p;) {
-        char* end = nullptr;
-        const unsigned long id = std::strtoul(p, &end, 10);
-        if (end == p) break;
-        out.push_back(static_cast<uint32_t>(id));
-        p = *end ? end + 1 : end;
-      }
-    return out;
-  }();
-  return std::find(ids.begin(), ids.end(), op) != ids.end();
-}
+bool refused_by_env(uint32_t op) { return zen::op_refused_by_env("ZEN_VULKAN_REFUSE_OPS", op); }
 
 }  // namespace
 

@@ -13,8 +13,11 @@
 #include <zen/device_counters.h>
 #include <zen/plugin.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace zen {
 
@@ -50,6 +53,28 @@ inline zen_status copy_counters(const zen_device_counters& c, zen_device_counter
   full.h.struct_size = n;
   std::memcpy(out, &full, n);
   return ZEN_OK;
+}
+
+// Whether environment variable `var` ("2,12": op ids) names op `op`: a device's debugging
+// switch to refuse op families (ZEN_VULKAN_REFUSE_OPS, ZEN_OPENCL_REFUSE_OPS), moving them back
+// to the CPU to find which kernel a wrong result comes from, or to split a test's graph. Read
+// once per variable name (pass a string literal).
+inline bool op_refused_by_env(const char* var, uint32_t op) {
+  static std::vector<std::pair<const char*, std::vector<uint32_t>>> read;
+  auto it = std::find_if(read.begin(), read.end(), [&](const auto& r) { return r.first == var; });
+  if (it == read.end()) {
+    std::vector<uint32_t> ids;
+    const char* v = std::getenv(var);
+    for (const char* p = v ? v : ""; *p;) {
+      char* end = nullptr;
+      const unsigned long id = std::strtoul(p, &end, 10);
+      if (end == p) break;
+      ids.push_back(static_cast<uint32_t>(id));
+      p = *end ? end + 1 : end;
+    }
+    it = read.insert(read.end(), {var, std::move(ids)});
+  }
+  return std::find(it->second.begin(), it->second.end(), op) != it->second.end();
 }
 
 namespace detail {
