@@ -91,7 +91,8 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
   if (!valid_server_name(name))
     check.fail(path, "is not a valid server name ([A-Za-z0-9_-]{1,32} without \"__\")");
   check.object(entry, path);
-  check.only_keys(entry, path, {"command", "args", "env", "cwd", "url", "headers", "tools"});
+  check.only_keys(entry, path,
+                  {"command", "args", "env", "cwd", "url", "headers", "tools", "models"});
   bool has_command = entry.contains("command"), has_url = entry.contains("url");
   if (has_command == has_url) check.fail(path, "needs exactly one of \"command\" and \"url\"");
 
@@ -128,10 +129,23 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
       server.tools = std::move(tools);
     }
   }
+  if (!entry.contains("models"))
+    check.fail(key("models"),
+               "is missing: name the served models whose requests may use this server's tools "
+               "([\"*\"] for every model)");
+  server.models = check.strings(entry.at("models"), key("models"));
+  if (server.models.empty())
+    check.fail(key("models"), "is empty (name models, or [\"*\"] for every model)");
+  server.all_models =
+      std::find(server.models.begin(), server.models.end(), "*") != server.models.end();
   return server;
 }
 
 }  // namespace
+
+bool ServerConfig::offered_to(std::string_view model) const {
+  return all_models || std::find(models.begin(), models.end(), model) != models.end();
+}
 
 bool ServerConfig::allows(const std::string& tool) const {
   return tools.empty() || std::find(tools.begin(), tools.end(), tool) != tools.end();

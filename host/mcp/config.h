@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace zen::mcp {
@@ -29,8 +30,14 @@ struct ServerConfig {
   // The server's own tool names to expose; empty = all ("*").
   std::vector<std::string> tools;
 
+  // The served model ids whose chat requests get these tools ("models", required in the
+  // file): a tool runs with the server's rights, so nothing is offered unless named here.
+  std::vector<std::string> models;
+  bool all_models = false;  // "models": ["*"]
+
   bool is_stdio() const { return !command.empty(); }
   bool allows(const std::string& tool) const;
+  bool offered_to(std::string_view model) const;
 };
 
 struct Config {

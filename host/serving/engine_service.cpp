@@ -109,7 +109,7 @@ nlohmann::json EngineService::list_models() const {
 uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   const auto received = std::chrono::steady_clock::now();
   Json body = parse_body(request_json);
-  if (hub_ && add_hub_tools(body, *hub_))
+  if (hub_ && add_hub_tools(body, *hub_, hub_model(body)))
     return submit_tool_loop(std::move(body), std::move(emit), received);
   const GenerationRequest r = parse_generation_request(body);
   std::shared_ptr<ServedModel> model = models_.find(r.model);
@@ -192,6 +192,7 @@ uint64_t EngineService::submit_tool_loop(Json body, EmitFn emit,
   }
   ToolLoop::Services services;
   services.hub = hub_;
+  services.model = info.model;
   services.workers = &tool_threads_;
   services.log = log_;
   services.submit = [this, id, info](const Json& round, EmitFn round_emit) {
@@ -212,6 +213,13 @@ uint64_t EngineService::submit_tool_loop(Json body, EmitFn emit,
     throw;
   }
   return id;
+}
+
+std::string EngineService::hub_model(const Json& body) const {
+  // A "model" of the wrong type is left for parse_generation_request to name.
+  const Json model = body.is_object() ? body.value("model", Json()) : Json();
+  if (!model.is_null() && !model.is_string()) return {};
+  return models_.find(model.is_string() ? model.get<std::string>() : std::string())->id();
 }
 
 void EngineService::set_tool_hub(std::shared_ptr<mcp::ToolHub> hub) { hub_ = std::move(hub); }

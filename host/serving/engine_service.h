@@ -59,6 +59,8 @@ class EngineService {
                         RequestInfo info, uint64_t loop_id, EmitFn emit);
   uint64_t submit_tool_loop(Json body, EmitFn emit, std::chrono::steady_clock::time_point received);
   void release(uint64_t id);
+  // The served model id a request body names (or the only model), for the hub's "models".
+  std::string hub_model(const Json& body) const;
 
   ModelRegistry& models_;
   LogFn log_;

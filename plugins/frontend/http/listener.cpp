@@ -52,6 +52,8 @@ std::string Listener::address() const {
   return ip + ":" + std::to_string(ep.port());
 }
 
+bool Listener::loopback() const { return acceptor_.local_endpoint().address().is_loopback(); }
+
 void Listener::start(uint32_t io_threads, OnSocket on_socket) {
   on_socket_ = std::move(on_socket);
   accept();

@@ -39,6 +39,7 @@ class Listener {
   void stop(const std::function<void()>& drain);
   bool started() const { return !threads_.empty(); }
   std::string address() const;  // "127.0.0.1:3690", "[::1]:3690": the bound one
+  bool loopback() const;        // bound to a loopback address (only this machine can connect)
 
  private:
   void accept();

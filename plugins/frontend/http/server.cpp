@@ -16,7 +16,9 @@ constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
 Server::Server(HttpConfig config, EngineApi api)
     : shared_(std::make_shared<ServerShared>(std::move(config), api)),
-      listener_(shared_->config.host, shared_->config.port, "http") {}
+      listener_(shared_->config.host, shared_->config.port, "http") {
+  shared_->loopback = listener_.loopback();
+}
 
 Server::~Server() { stop(); }
 

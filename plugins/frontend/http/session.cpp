@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "browser_guard.h"
 #include "endpoints.h"
 #include "request_body.h"
 
@@ -94,8 +95,20 @@ void Session::handle_header() {
   req_.target = std::string(r.target());
   req_.version = r.version();
   req_.keep_alive = r.keep_alive();
+  // A browser page on another site (or rebound to our address) gets nothing: these checks
+  // come before routing, the key and the body.
+  if (const std::string host = field(r, "Host");
+      shared_->loopback && !frontend::loopback_host_allowed(host))
+    return reply_early(error_reply(403,
+                                   "the Host '" + host +
+                                       "' is not allowed: this server listens on a loopback "
+                                       "address and answers only localhost, 127.0.0.1 or [::1]",
+                                   "invalid_request_error", "", "host_not_allowed"));
   req_.origin = field(r, "Origin");
-  req_.cors_allowed = shared_->cors.allows(req_.origin);
+  if (!frontend::origin_allowed(req_.origin, config_.cors_origins))
+    return reply_early(error_reply(403, "the origin '" + req_.origin + "' is not allowed",
+                                   "invalid_request_error", "", "origin_not_allowed"));
+  req_.cors_allowed = !req_.origin.empty();
 
   if (req_.method == "OPTIONS") return preflight();
   route_ = route(req_.method, req_.target);
@@ -117,6 +130,10 @@ void Session::handle_header() {
     reply.headers.emplace_back("WWW-Authenticate", "Bearer");
     return reply_early(std::move(reply));
   }
+  if (takes_body(route_.endpoint) && !frontend::is_json_content_type(field(r, "Content-Type")))
+    return reply_early(
+        error_reply(415, "the request body must be JSON (send 'Content-Type: application/json')",
+                    "invalid_request_error", "", "unsupported_media_type"));
   if (auto length = parser_->content_length(); length && *length > config_.max_body_bytes)
     return reply_early(error_reply(
         413, "the request body exceeds " + std::to_string(config_.max_body_bytes) + " bytes"));
@@ -191,9 +208,6 @@ void Session::preflight() {
   reply.status = 204;
   if (req_.origin.empty()) {
     reply.headers.emplace_back("Allow", CorsPolicy::kMethods);
-  } else if (!req_.cors_allowed) {
-    return reply_early(error_reply(403, "the origin '" + req_.origin + "' is not allowed",
-                                   "invalid_request_error", "", "origin_not_allowed"));
   } else {
     std::string asked = field(r, "Access-Control-Request-Headers");
     reply.headers.emplace_back("Access-Control-Allow-Methods", CorsPolicy::kMethods);

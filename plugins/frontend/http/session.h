@@ -32,14 +32,11 @@ namespace zen::http {
 // What every connection of one server shares.
 struct ServerShared {
   ServerShared(HttpConfig c, EngineApi a)
-      : config(std::move(c)),
-        api(a),
-        cors(config.cors_origins),
-        inflight(std::make_shared<Inflight>()) {}
+      : config(std::move(c)), api(a), inflight(std::make_shared<Inflight>()) {}
   HttpConfig config;
   EngineApi api;
-  CorsPolicy cors;
   std::shared_ptr<Inflight> inflight;
+  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
 };
 
 class Session : public std::enable_shared_from_this<Session>, private ResponseSink {

@@ -8,7 +8,7 @@
 #include <chrono>
 
 #include "access.h"
-#include "origin.h"
+#include "browser_guard.h"
 
 namespace zen::mcp_server {
 
@@ -148,8 +148,14 @@ void HttpConnection::handle_request() {
   const auto& r = parser_->get();
   const std::string target(r.target());
   const std::string path = target.substr(0, target.find('?'));
+  if (const std::string host = header("Host");
+      shared_->loopback && !frontend::loopback_host_allowed(host))
+    return respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
+                             "Forbidden: the Host '" + host +
+                                 "' is not allowed: this server listens on a loopback address "
+                                 "and answers only localhost, 127.0.0.1 or [::1]");
   origin_ = header("Origin");
-  if (!origin_allowed(origin_, config_.allowed_origins)) {
+  if (!frontend::origin_allowed(origin_, config_.allowed_origins)) {
     const std::string refused = origin_;
     origin_.clear();  // no CORS grant on the refusal
     return respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
@@ -186,6 +192,10 @@ void HttpConnection::handle_request() {
 }
 
 void HttpConnection::handle_post() {
+  if (!frontend::is_json_content_type(header("Content-Type")))
+    return respond_rpc_error(415, nullptr, rpc::kInvalidRequest,
+                             "Unsupported Media Type: POST a JSON-RPC message with "
+                             "'Content-Type: application/json'");
   Json message;
   try {
     message = parse_message(parser_->get().body());

@@ -57,6 +57,7 @@ struct HttpShared {
   std::shared_ptr<Protocol> stateless;  // 2026-07-28 requests carry everything they need
   SessionTable sessions;
   std::shared_ptr<PostGate> gate;
+  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
 };
 
 }  // namespace zen::mcp_server

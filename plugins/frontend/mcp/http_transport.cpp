@@ -16,7 +16,9 @@ constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
 HttpTransport::HttpTransport(McpConfig config, EngineApi api)
     : shared_(std::make_shared<HttpShared>(std::move(config), api)),
-      listener_(shared_->config.host, shared_->config.port, "mcp") {}
+      listener_(shared_->config.host, shared_->config.port, "mcp") {
+  shared_->loopback = listener_.loopback();
+}
 
 HttpTransport::~HttpTransport() { stop(); }
 
