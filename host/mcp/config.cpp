@@ -91,8 +91,9 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
   if (!valid_server_name(name))
     check.fail(path, "is not a valid server name ([A-Za-z0-9_-]{1,32} without \"__\")");
   check.object(entry, path);
-  check.only_keys(entry, path,
-                  {"command", "args", "env", "cwd", "url", "headers", "tools", "models"});
+  check.only_keys(
+      entry, path,
+      {"command", "args", "env", "inherit_env", "cwd", "url", "headers", "tools", "models"});
   bool has_command = entry.contains("command"), has_url = entry.contains("url");
   if (has_command == has_url) check.fail(path, "needs exactly one of \"command\" and \"url\"");
 
@@ -107,9 +108,11 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
     if (server.command.empty()) check.fail(key("command"), "must not be empty");
     if (entry.contains("args")) server.args = check.strings(entry.at("args"), key("args"));
     if (entry.contains("env")) server.env = check.string_map(entry.at("env"), key("env"));
+    if (entry.contains("inherit_env"))
+      server.inherit_env = check.strings(entry.at("inherit_env"), key("inherit_env"));
     if (entry.contains("cwd")) server.cwd = check.string(entry.at("cwd"), key("cwd"));
   } else {
-    for (const char* stdio_only : {"args", "env", "cwd"}) {
+    for (const char* stdio_only : {"args", "env", "inherit_env", "cwd"}) {
       if (entry.contains(stdio_only))
         check.fail(key(stdio_only), "is for \"command\" servers only");
     }

@@ -20,7 +20,8 @@ struct ServerConfig {
   // stdio: a child process speaking newline-delimited JSON-RPC on stdin/stdout.
   std::string command;  // empty for an HTTP server
   std::vector<std::string> args;
-  std::map<std::string, std::string> env;  // merged over the host's environment
+  std::map<std::string, std::string> env;  // set for the child (child_process.h)
+  std::vector<std::string> inherit_env;    // host variables the child also gets, by name
   std::optional<std::filesystem::path> cwd;
 
   // Streamable HTTP.
