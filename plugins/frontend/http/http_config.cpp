@@ -35,11 +35,14 @@ HttpConfig parse_http_config(const std::string& json_text) {
       c.idle_timeout_s = section.seconds(v, key);
     } else if (key == "io_threads") {
       c.io_threads = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 64));
+    } else if (key == "max_connections") {
+      c.max_connections = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 1u << 20));
     } else {
       section.unknown(
           key,
           "host, port, api_key, cors_origins, max_body_bytes, "
-          "max_header_bytes, header_timeout_s, body_timeout_s, idle_timeout_s, io_threads");
+          "max_header_bytes, header_timeout_s, body_timeout_s, idle_timeout_s, io_threads, "
+          "max_connections");
     }
   }
   return c;

@@ -23,11 +23,13 @@ Server::Server(HttpConfig config, EngineApi api)
 Server::~Server() { stop(); }
 
 void Server::start() {
-  listener_.start(shared_->config.io_threads, [this](boost::asio::ip::tcp::socket socket) {
-    auto session = std::make_shared<Session>(std::move(socket), shared_);
-    sessions_.add(session);
-    boost::asio::dispatch(session->executor(), [session] { session->start(); });
-  });
+  listener_.start(shared_->config.io_threads, shared_->config.max_connections,
+                  [this](boost::asio::ip::tcp::socket socket, frontend::ConnectionTicket ticket) {
+                    auto session =
+                        std::make_shared<Session>(std::move(socket), shared_, std::move(ticket));
+                    sessions_.add(session);
+                    boost::asio::dispatch(session->executor(), [session] { session->start(); });
+                  });
 }
 
 void Server::stop() {

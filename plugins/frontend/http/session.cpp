@@ -22,6 +22,8 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kWatchChunk = 4096;
+// Pipelined bytes read ahead while an answer is being produced (see on_watch).
+constexpr size_t kMaxPipelinedBytes = 64 << 10;
 // How long a closing connection keeps draining the client's unread upload so the client
 // reads our error answer instead of a connection reset.
 constexpr double kLingerSeconds = 2;
@@ -43,8 +45,10 @@ std::string field(const bhttp::request<bhttp::string_body>& r, std::string_view 
 
 }  // namespace
 
-Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared)
+Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
+                 frontend::ConnectionTicket ticket)
     : socket_(std::move(socket)),
+      ticket_(std::move(ticket)),
       read_deadline_(socket_.get_executor()),
       write_deadline_(socket_.get_executor()),
       shared_(std::move(shared)),
@@ -158,9 +162,9 @@ void Session::on_body(error_code ec) {
   if (is_parse_error(ec))
     return reply_early(error_reply(400, "malformed HTTP request body: " + ec.message()));
   if (ec) return close();  // the client left mid-body, or a socket error
-  // Bytes already buffered belong to a pipelined request: it waits, and a disconnect then
-  // shows as a failed write. Otherwise watch the socket while answering.
-  if (buffer_.size() == 0) watch();
+  // Watch the socket while answering, also when bytes of a pipelined request are already
+  // buffered: a client that sends one byte more and leaves must still cancel its request.
+  watch();
   try {
     dispatch();
   } catch (const std::exception& e) {
@@ -180,15 +184,22 @@ void Session::watch() {
 void Session::on_watch(error_code ec, size_t n) {
   watching_ = false;
   if (closed_) return;
+  if (ec == asio::error::operation_aborted && resume_pipelined_) {
+    // after_response() stopped the watch: the pipelined request is complete in the buffer.
+    resume_pipelined_ = false;
+    return read_header();
+  }
   if (ec) return close();  // the client is gone: close() cancels its engine request
   buffer_.commit(n);
   if (lingering_) return watch();
-  if (awaiting_next_) {
-    awaiting_next_ = false;
+  if (awaiting_next_ || resume_pipelined_) {
+    awaiting_next_ = resume_pipelined_ = false;
     return read_header();
   }
-  // Bytes of a pipelined request: they wait in the buffer until this answer is done (the
-  // watch stops here; a disconnect then shows as a failed write).
+  // Bytes of a pipelined request: they wait in the buffer until this answer is done. Keep
+  // watching for a disconnect, up to a bound (a client pipelining more is not read further
+  // until then; a disconnect still shows as a failed write).
+  if (buffer_.size() < kMaxPipelinedBytes) watch();
 }
 
 // ---- answering ----------------------------------------------------------------------------
@@ -333,7 +344,14 @@ void Session::after_response() {
   generation_.reset();
   engine_id_.reset();
   if (close_after_ || lingering_) return linger_close();
-  if (buffer_.size() > 0 && !watching_) return read_header();  // a pipelined request waits
+  if (buffer_.size() > 0) {  // a pipelined request waits
+    if (!watching_) return read_header();
+    // Stop the watch first: on_watch() then reads the request (one read at a time).
+    resume_pipelined_ = true;
+    error_code ignored;
+    socket_.cancel(ignored);
+    return;
+  }
   // The watch read (pending, or started now) is the keep-alive wait for the next request.
   awaiting_next_ = true;
   arm_read_deadline(config_.idle_timeout_s);

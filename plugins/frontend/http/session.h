@@ -4,7 +4,8 @@
 //
 // Everything runs on the connection's strand. While a request is being answered a read stays
 // pending on the socket (the "watch"): it sees a disconnect at once (cancel) or takes the first
-// bytes of a pipelined request; after the answer the same read is the keep-alive idle wait.
+// bytes of a pipelined request (and keeps watching); after the answer the same read is the
+// keep-alive idle wait.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -24,6 +25,7 @@
 #include "generation.h"
 #include "http_config.h"
 #include "inflight.h"
+#include "listener.h"
 #include "router.h"
 #include "wire.h"
 
@@ -41,7 +43,8 @@ struct ServerShared {
 
 class Session : public std::enable_shared_from_this<Session>, private ResponseSink {
  public:
-  Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared);
+  Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
+          frontend::ConnectionTicket ticket);
 
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   void start();     // on the strand (the acceptor hands the socket over there)
@@ -95,6 +98,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void linger_close();  // stop sending, drain what the client still sends, then close
 
   boost::asio::ip::tcp::socket socket_;
+  frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer read_deadline_, write_deadline_;
   uint64_t read_deadline_gen_ = 0, write_deadline_gen_ = 0;
   std::shared_ptr<const ServerShared> shared_;
@@ -107,8 +111,9 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
 
   bool closed_ = false;
   bool lingering_ = false;
-  bool watching_ = false;       // the watch read is pending
-  bool awaiting_next_ = false;  // answer done; the watch read is the keep-alive wait
+  bool watching_ = false;          // the watch read is pending
+  bool awaiting_next_ = false;     // answer done; the watch read is the keep-alive wait
+  bool resume_pipelined_ = false;  // answer done, a pipelined request buffered: stop watching
 
   std::deque<std::string> out_;
   bool writing_ = false;

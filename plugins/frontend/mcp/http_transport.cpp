@@ -27,11 +27,14 @@ std::string HttpTransport::url() const {
 }
 
 void HttpTransport::start() {
-  listener_.start(shared_->config.io_threads, [this](boost::asio::ip::tcp::socket socket) {
-    auto connection = std::make_shared<HttpConnection>(std::move(socket), shared_);
-    connections_.add(connection);
-    boost::asio::dispatch(connection->executor(), [connection] { connection->start(); });
-  });
+  listener_.start(
+      shared_->config.io_threads, shared_->config.max_connections,
+      [this](boost::asio::ip::tcp::socket socket, frontend::ConnectionTicket ticket) {
+        auto connection =
+            std::make_shared<HttpConnection>(std::move(socket), shared_, std::move(ticket));
+        connections_.add(connection);
+        boost::asio::dispatch(connection->executor(), [connection] { connection->start(); });
+      });
 }
 
 void HttpTransport::stop() {

@@ -266,6 +266,22 @@ def test_a_client_that_goes_away_cancels_the_tool_call(rain):
         model=MODEL, messages=ROME, temperature=0).choices[0].message.content == RAIN_ANSWER
 
 
+def test_a_client_that_sends_one_byte_more_and_leaves_still_cancels(rain):
+    """Bytes after the request (a stray CRLF, the start of a pipelined one) used to stop the
+    server watching the socket: a non-streamed answer, which writes nothing until it is done,
+    then ran its 30 s tool call for nobody."""
+    calls_before, start = len(rain.calls()), len(rain.server.lines)
+    body = json.dumps({"model": MODEL, "messages": [
+        {"role": "user", "content": "Now wait for the weather."}]}).encode()
+    with rain.server.connect() as s:
+        s.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                  .encode() + body + b"\r\n")
+        rain.wait_for_call({"tool": "slow", "arguments": {"seconds": 30}}, start=calls_before)
+    rain.server.wait_for_log(r"cancelled: during MCP tool calls", start=start, timeout=10)
+    rain.wait_for_call({"tool": "slow", "cancelled": True}, start=calls_before, timeout=10)
+
+
 # ---- streamable HTTP ----------------------------------------------------------------------
 
 
