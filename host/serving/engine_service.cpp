@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <random>
 
 #include "api_error.h"
@@ -92,16 +93,19 @@ nlohmann::json EngineService::list_models() const {
   nlohmann::json data = nlohmann::json::array();
   for (const auto& m : models_.ready()) {
     const ModelInfo& info = m->info();
-    data.push_back({{"id", m->id()},
-                    {"object", "model"},
-                    {"created", info.created},
-                    {"owned_by", "zen"},
-                    {"meta",
-                     {{"architecture", info.architecture},
-                      {"n_ctx", info.n_ctx},
-                      {"n_params", info.n_params},
-                      {"quant", info.quant},
-                      {"path", text::utf8::to_valid(info.path)}}}});
+    data.push_back(
+        {{"id", m->id()},
+         {"object", "model"},
+         {"created", info.created},
+         {"owned_by", "zen"},
+         {"meta",
+          {{"architecture", info.architecture},
+           {"n_ctx", info.n_ctx},
+           {"n_params", info.n_params},
+           {"quant", info.quant},
+           // The file's name only: where models live on this machine (user
+           // names, directory layout) is nobody's business over the network.
+           {"file", text::utf8::to_valid(std::filesystem::path(info.path).filename().string())}}}});
   }
   return {{"object", "list"}, {"data", std::move(data)}};
 }

@@ -5,10 +5,11 @@ form bodies, which a browser sends without a CORS preflight), foreign Origins, a
 rebinding (a page whose own host name now resolves to 127.0.0.1, so its requests carry
 `Host: evil.example`)."""
 import json
+import subprocess
 
 import pytest
 
-from conftest import ZenServer, model_id, raw_exchange, status_of
+from conftest import ZenServer, clean_env, engine_path, model_id, raw_exchange, status_of
 
 EVIL = "http://evil.example"
 
@@ -119,7 +120,7 @@ def test_an_http10_request_without_host_is_served(server):
 
 def test_a_server_on_every_interface_takes_any_host(tiny_model):
     """The Host check guards loopback servers only: one bound to 0.0.0.0 is reached by names
-    it cannot know (and warns that it has no key)."""
+    it cannot know."""
     s = ZenServer(["-m", tiny_model, "--threads", "1", "--host", "0.0.0.0"])
     try:
         s.host = "127.0.0.1"
@@ -157,3 +158,52 @@ def test_mcp_port_refuses_a_rebound_host_and_non_json_bodies(mcp_port):
     assert status == 415, body
     status, _, body = exchange(mcp_port, "POST", "/mcp", INITIALIZE, json_headers)
     assert status == 200, body
+
+
+# ---- exposure ---------------------------------------------------------------------------------
+
+def test_v1_models_shows_no_file_paths(server, tiny_model):
+    status, _, body = exchange(server, "GET", "/v1/models")
+    assert status == 200
+    assert str(tiny_model.parent).encode() not in body
+    (model,) = json.loads(body)["data"]
+    assert model["meta"]["file"] == tiny_model.name
+    assert "path" not in model["meta"]
+
+
+def test_every_interface_without_a_key_warns_loudly(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--threads", "1", "--host", "0.0.0.0", "--mcp-port", "0"])
+    try:
+        warnings = [line for line in s.lines if "WARNING" in line]
+        assert any("http" in w and "no API key" in w for w in warnings), s.lines
+        assert any("mcp" in w and "no API key" in w for w in warnings), s.lines
+    finally:
+        s.stop()
+    s = ZenServer(["-m", tiny_model, "--threads", "1", "--host", "0.0.0.0", "--api-key", "k"])
+    try:
+        assert not [line for line in s.lines if "WARNING" in line], s.lines
+    finally:
+        s.stop()
+    s = ZenServer(["-m", tiny_model, "--threads", "1"])  # loopback: no warning needed
+    try:
+        assert not [line for line in s.lines if "WARNING" in line], s.lines
+    finally:
+        s.stop()
+
+
+def test_api_key_file(tiny_model, tmp_path):
+    key_file = tmp_path / "key"
+    key_file.write_text("  sesame-from-a-file \n")
+    s = ZenServer(["-m", tiny_model, "--threads", "1", "--api-key-file", key_file])
+    try:
+        assert exchange(s, "GET", "/v1/models")[0] == 401
+        status, _, body = exchange(s, "GET", "/v1/models",
+                                   headers={"Authorization": "Bearer sesame-from-a-file"})
+        assert status == 200, body
+    finally:
+        s.stop()
+    proc = subprocess.run([engine_path(), "serve", "-m", tiny_model, "--port", "0",
+                           "--api-key-file", tmp_path / "missing"], capture_output=True,
+                          text=True, timeout=60, env=clean_env())
+    assert proc.returncode != 0
+    assert "--api-key-file" in proc.stderr and "cannot be read" in proc.stderr, proc.stderr

@@ -55,6 +55,15 @@ std::string Listener::address() const {
 
 bool Listener::loopback() const { return acceptor_.local_endpoint().address().is_loopback(); }
 
+void Listener::warn_if_exposed(bool has_api_key) const {
+  if (has_api_key || loopback()) return;
+  std::fprintf(stderr,
+               "%s: WARNING: listening on %s, not a loopback address, with no API key: anyone "
+               "who can reach it can run the models (and their MCP tools); set --api-key or "
+               "--api-key-file\n",
+               name_.c_str(), address().c_str());
+}
+
 void Listener::start(uint32_t io_threads, uint32_t max_connections, OnSocket on_socket) {
   on_socket_ = std::move(on_socket);
   max_connections_ = max_connections;

@@ -48,6 +48,8 @@ class Listener {
   bool started() const { return !threads_.empty(); }
   std::string address() const;  // "127.0.0.1:3690", "[::1]:3690": the bound one
   bool loopback() const;        // bound to a loopback address (only this machine can connect)
+  // Prints a loud warning on stderr when others can connect and no key guards the port.
+  void warn_if_exposed(bool has_api_key) const;
 
  private:
   void accept();

@@ -23,6 +23,7 @@ Server::Server(HttpConfig config, EngineApi api)
 Server::~Server() { stop(); }
 
 void Server::start() {
+  listener_.warn_if_exposed(shared_->config.api_key.has_value());
   listener_.start(shared_->config.io_threads, shared_->config.max_connections,
                   [this](boost::asio::ip::tcp::socket socket, frontend::ConnectionTicket ticket) {
                     auto session =

@@ -27,6 +27,7 @@ std::string HttpTransport::url() const {
 }
 
 void HttpTransport::start() {
+  listener_.warn_if_exposed(shared_->config.api_key.has_value());
   listener_.start(
       shared_->config.io_threads, shared_->config.max_connections,
       [this](boost::asio::ip::tcp::socket socket, frontend::ConnectionTicket ticket) {
