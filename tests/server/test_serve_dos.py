@@ -4,6 +4,7 @@ others, and settings that cannot work are refused at start with a clear error.""
 import json
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -159,3 +160,48 @@ def test_mcp_sessions_never_lock_new_clients_out(keyed_mcp):
         head = mcp_head(keyed_mcp, len(ping), key="sesame")
         s.sendall(head[:-2] + f"Mcp-Session-Id: {opened[0]}\r\n\r\n".encode() + ping)
         assert status_of(read_until_quiet(s, timeout=10)) == 404
+
+
+# ---- huge prompts ------------------------------------------------------------------------------
+
+def test_a_huge_prompt_is_prepared_off_the_io_thread(tiny_model):
+    """An 8 MiB prompt takes the chat template and the tokenizer most of a second or more. With
+    one I/O thread, a /health sent meanwhile used to wait for all of it; now the longest wait of
+    the /health requests sent while the prompt is handled is a fraction of its time (the I/O
+    thread still reads and checks the JSON body). The big request ends 400
+    context_length_exceeded: the tiny model has 256 tokens of context."""
+    s = ZenServer(["-m", tiny_model, "--threads", "1"], http_config={"io_threads": 1})
+    try:
+        words = "ships and harbours " * 420_000  # 7.98 MB
+        body = json.dumps({"model": model_id(s), "max_tokens": 1,
+                           "messages": [{"role": "user", "content": words}]}).encode()
+        result = {}
+
+        def big():
+            with s.connect(timeout=120) as c:
+                begun = time.monotonic()
+                c.sendall(chat_request_bytes(s, body))
+                raw = read_until_quiet(c, timeout=120, quiet=30)
+                result["took"] = time.monotonic() - begun
+                result["status"] = status_of(raw)
+
+        t = threading.Thread(target=big)
+        t.start()
+        waits = []
+        while t.is_alive():
+            sent = time.monotonic()
+            assert http_request(s, "GET", "/health", timeout=60)[0] == 200
+            waits.append(time.monotonic() - sent)
+            time.sleep(0.02)
+        t.join()
+        assert result["status"] == 400
+        assert max(waits) < 0.5 * result["took"], (max(waits), result["took"])
+    finally:
+        s.stop()
+
+
+def chat_request_bytes(server, data):
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+            "Connection: close\r\n\r\n")
+    return head.encode() + data
