@@ -15,7 +15,7 @@ namespace {
 struct ServeOptions {
   EngineOptions engine;
   std::vector<std::string> cors;
-  std::string host = "127.0.0.1", api_key, api_key_file;
+  std::string host = "127.0.0.1", api_key, api_key_file, ssl_cert, ssl_key;
   int port = -1;      // -1: the config's, else 3690
   int mcp_port = -1;  // -1: no MCP frontend unless the config lists it
   unsigned max_body_mb = 0;
@@ -61,6 +61,8 @@ nlohmann::json http_config(const host::Config& config, const ServeOptions& o) {
   if (!o.cors.empty()) c["cors_origins"] = o.cors;
   if (o.max_body_mb) c["max_body_bytes"] = uint64_t{o.max_body_mb} << 20;
   if (o.header_timeout > 0) c["header_timeout_s"] = o.header_timeout;
+  if (!o.ssl_cert.empty()) c["ssl_cert"] = o.ssl_cert;
+  if (!o.ssl_key.empty()) c["ssl_key"] = o.ssl_key;
   if (!c["host"].is_string() || !c["port"].is_number_integer() || c["port"].get<int>() < 0 ||
       c["port"].get<int>() > 65535)
     throw host::ConfigError("frontend.http: 'host' must be a string and 'port' 0 to 65535");
@@ -107,6 +109,8 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
       "mcp-config", po::value(&o.engine.mcp_config),
       "JSON file of MCP servers whose tools the models may call (docs/MCP-CLIENT.md)")(
       "api-key", po::value(&o.api_key), "require this key (Bearer); also $ZEN_API_KEY")(
+      "ssl-cert", po::value(&o.ssl_cert), "serve https: PEM certificate chain file")(
+      "ssl-key", po::value(&o.ssl_key), "serve https: PEM private key file of --ssl-cert")(
       "api-key-file", po::value(&o.api_key_file),
       "require the key on this file's first line (keeps it out of ps and shell history)")(
       "cors", po::value(&o.cors)->multitoken()->composing(),

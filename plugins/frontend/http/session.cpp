@@ -47,14 +47,26 @@ std::string field(const bhttp::request<bhttp::string_body>& r, std::string_view 
 
 Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
                  frontend::ConnectionTicket ticket)
-    : socket_(std::move(socket)),
+    : socket_(std::move(socket), shared->tls.get()),
       ticket_(std::move(ticket)),
       read_deadline_(socket_.get_executor()),
       write_deadline_(socket_.get_executor()),
       shared_(std::move(shared)),
       config_(shared_->config) {}
 
-void Session::start() { read_header(); }
+void Session::start() {
+  if (!socket_.is_tls()) return read_header();
+  // The handshake counts against the header deadline: a client that opens TLS and stalls is
+  // dropped like one that trickles its head.
+  arm_read_deadline(config_.header_timeout_s);
+  socket_.async_handshake([self = shared_from_this()](error_code ec) { self->on_handshake(ec); });
+}
+
+void Session::on_handshake(error_code ec) {
+  if (closed_) return;
+  if (ec) return close();  // not TLS (a plain http request), a bad client hello, or gone
+  read_header();
+}
 
 void Session::shutdown() {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });

@@ -27,6 +27,7 @@
 #include "inflight.h"
 #include "listener.h"
 #include "router.h"
+#include "stream.h"
 #include "wire.h"
 
 namespace zen::http {
@@ -39,6 +40,7 @@ struct ServerShared {
   EngineApi api;
   std::shared_ptr<Inflight> inflight;
   bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
+  std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
 
 class Session : public std::enable_shared_from_this<Session>, private ResponseSink {
@@ -63,6 +65,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   };
 
   // reading
+  void on_handshake(boost::system::error_code ec);
   void read_header();
   void on_header(boost::system::error_code ec);
   void read_body();
@@ -97,7 +100,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void close();
   void linger_close();  // stop sending, drain what the client still sends, then close
 
-  boost::asio::ip::tcp::socket socket_;
+  Stream socket_;                      // TCP, or TLS over it
   frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer read_deadline_, write_deadline_;
   uint64_t read_deadline_gen_ = 0, write_deadline_gen_ = 0;
