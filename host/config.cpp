@@ -115,7 +115,8 @@ void apply_serve(Config& c, const json& v, const std::string& src) {
       fail(src, name, "must be at least " + std::to_string(lo) + ", got " + v[key].dump());
   };
   count("parallel", s.parallel, 0, 1024);
-  count("queue", s.queue, 0, 1u << 20);
+  // At least 1: with no room to wait, every request (and model loading) would be refused.
+  count("queue", s.queue, 1, 1u << 20);
   count("ctx", s.ctx, 16, 1u << 24);
   count("prefill_chunk", s.prefill_chunk, 1, 1u << 20);
   count("max_batch_tokens", s.max_batch_tokens, 1, 1u << 20);

@@ -4,6 +4,7 @@
 // then the engines, and the process exits 0.
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include "serve_runtime.h"
@@ -14,7 +15,7 @@ namespace {
 struct ServeOptions {
   EngineOptions engine;
   std::vector<std::string> cors;
-  std::string host = "127.0.0.1", api_key;
+  std::string host = "127.0.0.1", api_key, api_key_file, ssl_cert, ssl_key;
   int port = -1;      // -1: the config's, else 3690
   int mcp_port = -1;  // -1: no MCP frontend unless the config lists it
   unsigned max_body_mb = 0;
@@ -22,9 +23,24 @@ struct ServeOptions {
   bool host_given = false;
 };
 
-// --api-key, else $ZEN_API_KEY; empty when neither is set.
+// The key in a file (a secret store's mount, a file readable by the service only): its first
+// line, surrounding whitespace trimmed. Keeps the key out of `ps` and shell history.
+std::string read_key_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw po::error("--api-key-file " + path + ": cannot be read");
+  std::string line;
+  std::getline(in, line);
+  const auto first = line.find_first_not_of(" \t\r");
+  const auto last = line.find_last_not_of(" \t\r");
+  if (first == std::string::npos)
+    throw po::error("--api-key-file " + path + ": the first line holds no key");
+  return line.substr(first, last - first + 1);
+}
+
+// --api-key, else --api-key-file, else $ZEN_API_KEY; empty when none is set.
 std::string api_key(const ServeOptions& o) {
   if (!o.api_key.empty()) return o.api_key;
+  if (!o.api_key_file.empty()) return read_key_file(o.api_key_file);
   const char* k = std::getenv("ZEN_API_KEY");
   return k ? k : "";
 }
@@ -45,6 +61,8 @@ nlohmann::json http_config(const host::Config& config, const ServeOptions& o) {
   if (!o.cors.empty()) c["cors_origins"] = o.cors;
   if (o.max_body_mb) c["max_body_bytes"] = uint64_t{o.max_body_mb} << 20;
   if (o.header_timeout > 0) c["header_timeout_s"] = o.header_timeout;
+  if (!o.ssl_cert.empty()) c["ssl_cert"] = o.ssl_cert;
+  if (!o.ssl_key.empty()) c["ssl_key"] = o.ssl_key;
   if (!c["host"].is_string() || !c["port"].is_number_integer() || c["port"].get<int>() < 0 ||
       c["port"].get<int>() > 65535)
     throw host::ConfigError("frontend.http: 'host' must be a string and 'port' 0 to 65535");
@@ -91,6 +109,10 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
       "mcp-config", po::value(&o.engine.mcp_config),
       "JSON file of MCP servers whose tools the models may call (docs/MCP-CLIENT.md)")(
       "api-key", po::value(&o.api_key), "require this key (Bearer); also $ZEN_API_KEY")(
+      "ssl-cert", po::value(&o.ssl_cert), "serve https: PEM certificate chain file")(
+      "ssl-key", po::value(&o.ssl_key), "serve https: PEM private key file of --ssl-cert")(
+      "api-key-file", po::value(&o.api_key_file),
+      "require the key on this file's first line (keeps it out of ps and shell history)")(
       "cors", po::value(&o.cors)->multitoken()->composing(),
       "allowed browser origins (exact, or *)")("max-body-mb", po::value(&o.max_body_mb),
                                                "largest request body in MiB (default 8)")(
@@ -104,6 +126,8 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
     return vm.count("help") ? 0 : 2;
   }
   note_engine_flags(vm, o.engine);
+  if (!o.api_key.empty() && !o.api_key_file.empty())
+    throw po::error("--api-key and --api-key-file: give one of them");
   o.host_given = vm.count("host") > 0;
   if (o.port > 65535 || (vm.count("port") && o.port < 0))
     throw po::error("--port must be from 0 to 65535");

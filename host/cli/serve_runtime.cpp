@@ -74,6 +74,9 @@ void add_engine_options(po::options_description& desc, EngineOptions& o) {
 void note_engine_flags(const po::variables_map& vm, EngineOptions& o) {
   o.deterministic = vm.count("deterministic") > 0;
   o.queue_given = vm.count("queue") > 0;
+  if (o.queue_given && o.queue < 1)
+    throw po::error("--queue must be at least 1 (requests waiting per model), got " +
+                    std::to_string(o.queue));
 }
 
 void log_line(const std::string& line) {

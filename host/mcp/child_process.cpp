@@ -1,10 +1,12 @@
 #include "mcp/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -41,11 +43,19 @@ std::string resolve_command(const ChildSpec& spec, const std::string& path_varia
 }
 
 std::map<std::string, std::string> merged_environment(const ChildSpec& spec) {
+  auto inherited = [&](std::string_view name) {
+    return std::find(std::begin(kInheritedByDefault), std::end(kInheritedByDefault), name) !=
+               std::end(kInheritedByDefault) ||
+           std::find(spec.inherit.begin(), spec.inherit.end(), name) != spec.inherit.end();
+  };
   std::map<std::string, std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     std::string_view text(*entry);
     size_t eq = text.find('=');
-    if (eq != std::string_view::npos) env[std::string(text.substr(0, eq))] = text.substr(eq + 1);
+    if (eq == std::string_view::npos || !inherited(text.substr(0, eq))) continue;
+    std::string_view value = text.substr(eq + 1);
+    if (value.starts_with("()")) continue;  // an exported shell function, as the SDKs skip
+    env[std::string(text.substr(0, eq))] = value;
   }
   for (const auto& [key, value] : spec.env) env[key] = value;
   return env;
@@ -151,6 +161,8 @@ ChildProcess::ChildProcess(const ChildSpec& spec) {
                                    strerror(failure[1]));
   }
   stdin_fd_ = in.release_write();
+  // Only our end: writes wait in poll() where they can give up (write_stdin).
+  ::fcntl(stdin_fd_, F_SETFL, ::fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
   stdout_fd_ = out.release_read();
   stderr_fd_ = err.release_read();
 }
@@ -162,21 +174,31 @@ ChildProcess::~ChildProcess() {
   }
 }
 
-bool ChildProcess::write_stdin(std::string_view bytes) {
+ChildProcess::WriteResult ChildProcess::write_stdin(std::string_view bytes,
+                                                    const std::function<bool()>& give_up) {
   std::lock_guard lock(stdin_mutex_);
-  if (stdin_fd_ < 0) return false;
+  if (stdin_fd_ < 0) return WriteResult::kClosed;
   // A child that exited makes write() raise SIGPIPE: keep it pending on this thread instead
   // of letting it kill the host, then discard it.
   sigset_t pipe_signal, previous;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  bool ok = true;
+  WriteResult result = WriteResult::kWritten;
   while (!bytes.empty()) {
     ssize_t n = ::write(stdin_fd_, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {  // the pipe is full: the child is not reading
+      if (stdin_closing_ || (give_up && give_up())) {
+        result = WriteResult::kStalled;
+        break;
+      }
+      pollfd writable{stdin_fd_, POLLOUT, 0};
+      ::poll(&writable, 1, 50);
+      continue;
+    }
     if (n < 0) {
-      ok = false;
+      result = WriteResult::kClosed;
       if (errno == EPIPE) {
         timespec no_wait{};
         sigtimedwait(&pipe_signal, nullptr, &no_wait);
@@ -186,14 +208,17 @@ bool ChildProcess::write_stdin(std::string_view bytes) {
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  return ok;
+  return result;
 }
 
 void ChildProcess::close_stdin() {
+  stdin_closing_ = true;  // a writer stuck on a full pipe lets go of the mutex
   std::lock_guard lock(stdin_mutex_);
   if (stdin_fd_ >= 0) ::close(stdin_fd_);
   stdin_fd_ = -1;
 }
+
+void ChildProcess::kill() { signal(SIGKILL); }
 
 bool ChildProcess::wait_for_exit(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;

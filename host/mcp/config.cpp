@@ -91,7 +91,9 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
   if (!valid_server_name(name))
     check.fail(path, "is not a valid server name ([A-Za-z0-9_-]{1,32} without \"__\")");
   check.object(entry, path);
-  check.only_keys(entry, path, {"command", "args", "env", "cwd", "url", "headers", "tools"});
+  check.only_keys(
+      entry, path,
+      {"command", "args", "env", "inherit_env", "cwd", "url", "headers", "tools", "models"});
   bool has_command = entry.contains("command"), has_url = entry.contains("url");
   if (has_command == has_url) check.fail(path, "needs exactly one of \"command\" and \"url\"");
 
@@ -106,9 +108,11 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
     if (server.command.empty()) check.fail(key("command"), "must not be empty");
     if (entry.contains("args")) server.args = check.strings(entry.at("args"), key("args"));
     if (entry.contains("env")) server.env = check.string_map(entry.at("env"), key("env"));
+    if (entry.contains("inherit_env"))
+      server.inherit_env = check.strings(entry.at("inherit_env"), key("inherit_env"));
     if (entry.contains("cwd")) server.cwd = check.string(entry.at("cwd"), key("cwd"));
   } else {
-    for (const char* stdio_only : {"args", "env", "cwd"}) {
+    for (const char* stdio_only : {"args", "env", "inherit_env", "cwd"}) {
       if (entry.contains(stdio_only))
         check.fail(key(stdio_only), "is for \"command\" servers only");
     }
@@ -128,10 +132,23 @@ ServerConfig parse_server(const Checker& check, const std::string& name, const j
       server.tools = std::move(tools);
     }
   }
+  if (!entry.contains("models"))
+    check.fail(key("models"),
+               "is missing: name the served models whose requests may use this server's tools "
+               "([\"*\"] for every model)");
+  server.models = check.strings(entry.at("models"), key("models"));
+  if (server.models.empty())
+    check.fail(key("models"), "is empty (name models, or [\"*\"] for every model)");
+  server.all_models =
+      std::find(server.models.begin(), server.models.end(), "*") != server.models.end();
   return server;
 }
 
 }  // namespace
+
+bool ServerConfig::offered_to(std::string_view model) const {
+  return all_models || std::find(models.begin(), models.end(), model) != models.end();
+}
 
 bool ServerConfig::allows(const std::string& tool) const {
   return tools.empty() || std::find(tools.begin(), tools.end(), tool) != tools.end();

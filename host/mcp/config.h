@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace zen::mcp {
@@ -19,7 +20,8 @@ struct ServerConfig {
   // stdio: a child process speaking newline-delimited JSON-RPC on stdin/stdout.
   std::string command;  // empty for an HTTP server
   std::vector<std::string> args;
-  std::map<std::string, std::string> env;  // merged over the host's environment
+  std::map<std::string, std::string> env;  // set for the child (child_process.h)
+  std::vector<std::string> inherit_env;    // host variables the child also gets, by name
   std::optional<std::filesystem::path> cwd;
 
   // Streamable HTTP.
@@ -29,8 +31,14 @@ struct ServerConfig {
   // The server's own tool names to expose; empty = all ("*").
   std::vector<std::string> tools;
 
+  // The served model ids whose chat requests get these tools ("models", required in the
+  // file): a tool runs with the server's rights, so nothing is offered unless named here.
+  std::vector<std::string> models;
+  bool all_models = false;  // "models": ["*"]
+
   bool is_stdio() const { return !command.empty(); }
   bool allows(const std::string& tool) const;
+  bool offered_to(std::string_view model) const;
 };
 
 struct Config {

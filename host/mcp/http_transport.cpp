@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include <zen/plugin.hpp>
 
@@ -27,15 +28,15 @@ std::chrono::seconds whole_seconds(std::chrono::milliseconds ms) {
   return std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(ms));
 }
 
-// The response to `id` among the messages of a JSON body (one message or a batch).
+// The response to `id` among the messages of a JSON body: one message, or a batch (an array
+// of messages; nothing nests deeper).
 const json* find_response(const json& body, const json& id) {
-  if (body.is_array()) {
-    for (const auto& message : body) {
-      if (auto found = find_response(message, id)) return found;
-    }
-    return nullptr;
-  }
-  if (kind_of(body) == MessageKind::response && body["id"] == id) return &body;
+  auto is_ours = [&](const json& message) {
+    return kind_of(message) == MessageKind::response && message["id"] == id;
+  };
+  if (!body.is_array()) return is_ours(body) ? &body : nullptr;
+  for (const auto& message : body)
+    if (is_ours(message)) return &message;
   return nullptr;
 }
 
@@ -81,13 +82,15 @@ HttpTransport::Exchange HttpTransport::post(const json& message, const CallContr
   Exchange exchange;
   const json id = message.contains("id") ? message["id"] : json();
   bool event_stream = false;
-  SseParser events([&](const SseEvent& event) {
-    if (exchange.response || (event.type != "message" && !event.type.empty())) return;
-    json parsed = json::parse(event.data, nullptr, /*allow_exceptions=*/false);
-    // Requests and notifications the server sends on the stream (progress, logging) are
-    // not ours to answer: we declared no capabilities that would invite them.
-    if (auto found = find_response(parsed, id)) exchange.response = *found;
-  });
+  SseParser events(
+      [&](const SseEvent& event) {
+        if (exchange.response || (event.type != "message" && !event.type.empty())) return;
+        json parsed = parse_peer_json(event.data, name_);
+        // Requests and notifications the server sends on the stream (progress, logging) are
+        // not ours to answer: we declared no capabilities that would invite them.
+        if (auto found = find_response(parsed, id)) exchange.response = *found;
+      },
+      kMaxBodyBytes);
 
   store::HttpOptions options;
   // Capped: a call without deadline must not overflow the socket timers.
@@ -124,7 +127,13 @@ HttpTransport::Exchange HttpTransport::post(const json& message, const CallContr
         },
         [&](std::span<const char> bytes) {
           if (event_stream && exchange.status / 100 == 2) {
-            events.feed({bytes.data(), bytes.size()});
+            try {
+              events.feed({bytes.data(), bytes.size()});
+            } catch (const std::length_error& e) {
+              throw ProtocolViolation("mcp server '" + name_ + "' sent " + e.what() +
+                                      " larger than " + std::to_string(kMaxBodyBytes >> 20) +
+                                      " MiB");
+            }
             return;
           }
           size_t limit = exchange.status / 100 == 2 ? kMaxBodyBytes : kErrorBodyShown;
@@ -157,7 +166,7 @@ HttpTransport::Exchange HttpTransport::post(const json& message, const CallContr
                     (shown.empty() ? "" : ": " + shown));
   }
   if (!event_stream && !exchange.body.empty() && !id.is_null()) {
-    json parsed = json::parse(exchange.body, nullptr, /*allow_exceptions=*/false);
+    json parsed = parse_peer_json(exchange.body, name_);
     if (auto found = find_response(parsed, id)) exchange.response = *found;
   }
   return exchange;

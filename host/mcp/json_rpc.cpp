@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "text/json_depth.h"
+
 namespace zen::mcp {
 
 using nlohmann::json;
@@ -10,6 +12,13 @@ std::optional<CallAbandoned::Reason> CallControl::expired() const {
   if (cancelled && cancelled->load()) return CallAbandoned::Reason::cancelled;
   if (Clock::now() >= deadline) return CallAbandoned::Reason::timeout;
   return std::nullopt;
+}
+
+json parse_peer_json(std::string_view text, const std::string& server) {
+  if (text::json_depth(text) > kMaxPeerJsonDepth)
+    throw ProtocolViolation("mcp server '" + server + "' sent JSON nested deeper than " +
+                            std::to_string(kMaxPeerJsonDepth) + " levels");
+  return json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 json make_request(int64_t id, std::string_view method, json params) {

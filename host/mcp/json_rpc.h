@@ -32,6 +32,13 @@ struct RpcError : CallError {
   RpcError(int code, const std::string& message) : CallError(message), code(code) {}
 };
 
+// The server broke the rules in a way that leaves the session unusable (JSON nested too
+// deeply, an event or line beyond the size limits, a stdin it stopped reading): it is cut off
+// and reported failed with this reason.
+struct ProtocolViolation : CallError {
+  using CallError::CallError;
+};
+
 // The server no longer knows our session (streamable HTTP: 404 to a request carrying
 // Mcp-Session-Id, e.g. after the server restarted). The request was not processed.
 struct SessionExpired : CallError {
@@ -58,6 +65,15 @@ struct CallControl {
   // Why waiting must stop now, if it must.
   std::optional<CallAbandoned::Reason> expired() const;
 };
+
+// Deeper nesting than any tool schema needs. Checked on the text before parsing: walking or
+// dumping deeper JSON (recursive in nlohmann::json) could exhaust a thread's stack.
+inline constexpr int kMaxPeerJsonDepth = 128;
+
+// One message (or batch) a server sent, parsed; a discarded value (is_discarded()) when it is
+// not JSON. Throws ProtocolViolation naming `server` when it nests deeper than
+// kMaxPeerJsonDepth.
+nlohmann::json parse_peer_json(std::string_view text, const std::string& server);
 
 nlohmann::json make_request(int64_t id, std::string_view method, nlohmann::json params);
 nlohmann::json make_notification(std::string_view method, nlohmann::json params);

@@ -1,5 +1,7 @@
 #include "mcp/sse_parser.h"
 
+#include <stdexcept>
+
 namespace zen::mcp {
 
 void SseParser::feed(std::string_view bytes) {
@@ -14,6 +16,7 @@ void SseParser::feed(std::string_view bytes) {
       partial_.clear();
     } else {
       partial_ += c;
+      if (partial_.size() > max_event_bytes_) throw std::length_error("an event stream line");
     }
   }
 }
@@ -32,6 +35,7 @@ void SseParser::line(std::string_view text) {
     if (has_data_) event_.data += '\n';
     event_.data += value;
     has_data_ = true;
+    if (event_.data.size() > max_event_bytes_) throw std::length_error("an event's data");
   } else if (field == "event") {
     event_.type = value;
   } else if (field == "id") {

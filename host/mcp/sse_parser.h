@@ -4,6 +4,7 @@
 // transport reads JSON-RPC messages from the data of these events.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -19,8 +20,12 @@ struct SseEvent {
 class SseParser {
  public:
   using OnEvent = std::function<void(const SseEvent&)>;
-  explicit SseParser(OnEvent on_event) : on_event_(std::move(on_event)) {}
+  // `max_event_bytes` bounds a line and an event's data: a peer that never ends either must
+  // not grow our memory without limit.
+  SseParser(OnEvent on_event, size_t max_event_bytes)
+      : on_event_(std::move(on_event)), max_event_bytes_(max_event_bytes) {}
 
+  // Throws std::length_error when a line or an event grows past max_event_bytes.
   void feed(std::string_view bytes);
 
  private:
@@ -28,6 +33,7 @@ class SseParser {
   void dispatch();
 
   OnEvent on_event_;
+  size_t max_event_bytes_;
   std::string partial_;
   bool after_cr_ = false;  // a "\r" ended the last line: a "\n" right after it is the same end
   SseEvent event_;

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -16,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxMessageBytes = 64 << 20;  // a larger line is dropped, not buffered
-constexpr size_t kMaxLogLineBytes = 4096;
+constexpr size_t kMaxLogLineBytes = 1024;      // of a stderr line; the rest is not logged
 
 // Reads what is there on `fd`; 0 at EOF, or when `wake_fd` became readable (shutdown) and
 // `fd` has nothing more: what the child wrote before it ended is still read.
@@ -33,9 +34,9 @@ ssize_t read_or_wake(int fd, int wake_fd, char* buffer, size_t size) {
   }
 }
 
-// Splits a byte stream into lines, calling on_line for each complete one (without "\n" or a
-// trailing "\r"). A line longer than `limit` is cut: its pieces go to on_line as they fill up,
-// flagged so the caller can tell.
+// Splits a byte stream into lines, calling on_line(line, dropped) for each complete one
+// (without "\n" or a trailing "\r"). Only the first `limit` bytes of a line are kept, so a
+// peer that never ends a line cannot grow our memory: `dropped` counts the bytes cut off.
 class LineSplitter {
  public:
   explicit LineSplitter(size_t limit) : limit_(limit) {}
@@ -43,40 +44,39 @@ class LineSplitter {
   template <class OnLine>
   void feed(std::string_view bytes, OnLine&& on_line) {
     while (!bytes.empty()) {
-      size_t newline = bytes.find('\n');
-      size_t take = newline == std::string_view::npos ? bytes.size() : newline;
-      pending_.append(bytes.substr(0, take));
-      if (newline != std::string_view::npos) {
-        if (!pending_.empty() && pending_.back() == '\r') pending_.pop_back();
-        on_line(std::string_view(pending_), overflowed_);
-        pending_.clear();
-        overflowed_ = false;
-        bytes.remove_prefix(take + 1);
-      } else {
-        bytes = {};
-      }
-      if (pending_.size() > limit_) {
-        on_line(std::string_view(pending_), true);
-        pending_.clear();
-        overflowed_ = true;
-      }
+      const size_t newline = bytes.find('\n');
+      const std::string_view piece = bytes.substr(0, newline);
+      const size_t keep = std::min(piece.size(), limit_ - std::min(limit_, pending_.size()));
+      pending_.append(piece.substr(0, keep));
+      dropped_ += piece.size() - keep;
+      if (newline == std::string_view::npos) return;
+      if (!pending_.empty() && pending_.back() == '\r' && dropped_ == 0) pending_.pop_back();
+      on_line(std::string_view(pending_), dropped_);
+      pending_.clear();
+      dropped_ = 0;
+      bytes.remove_prefix(newline + 1);
     }
   }
 
   template <class OnLine>
   void finish(OnLine&& on_line) {
-    if (!pending_.empty()) on_line(std::string_view(pending_), overflowed_);
+    if (!pending_.empty() || dropped_ > 0) on_line(std::string_view(pending_), dropped_);
     pending_.clear();
+    dropped_ = 0;
   }
 
  private:
   size_t limit_;
   std::string pending_;
-  bool overflowed_ = false;
+  size_t dropped_ = 0;
 };
 
+// How long the reader thread waits to answer a server's request (ping) while the server does
+// not read its input.
+constexpr auto kReplyWriteTimeout = std::chrono::seconds(10);
+
 ChildSpec child_spec(const ServerConfig& config) {
-  return {config.command, config.args, config.env, config.cwd};
+  return {config.command, config.args, config.env, config.cwd, config.inherit_env};
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ json StdioTransport::request(const json& message, const CallControl& control) {
   int64_t id = message.at("id").get<int64_t>();
   pending_.add(id);
   try {
-    send(message);
+    send(message, [&] { return control.expired().has_value(); });
   } catch (...) {
     pending_.forget(id);
     throw;
@@ -114,24 +114,46 @@ json StdioTransport::request(const json& message, const CallControl& control) {
   return pending_.wait(id, control);
 }
 
-void StdioTransport::notify(const json& message, const CallControl&) { send(message); }
+void StdioTransport::notify(const json& message, const CallControl& control) {
+  send(message, [&] { return control.expired().has_value(); });
+}
 
-void StdioTransport::send(const json& message) {
+void StdioTransport::send(const json& message, const std::function<bool()>& give_up) {
   // dump() escapes control characters, so the message is one line as the transport requires.
   std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  if (!child_->write_stdin(line)) {
-    // The reader thread reports the exit status once it has reaped the child.
-    child_->wait_for_exit(std::chrono::milliseconds(500));
-    auto status = child_->exit_description();
-    throw CallError("mcp server '" + name_ + "' " +
-                    (status ? "exited (" + *status + ")" : "closed its input"));
+  switch (child_->write_stdin(line, [&] { return closing_.load() || give_up(); })) {
+    case ChildProcess::WriteResult::kWritten:
+      return;
+    case ChildProcess::WriteResult::kStalled: {
+      // Part of a line may be out: the stream is broken either way.
+      const std::string reason = "mcp server '" + name_ + "' stopped reading its input";
+      cut_off(reason);
+      throw ProtocolViolation(reason);
+    }
+    case ChildProcess::WriteResult::kClosed:
+      break;
   }
+  // The reader thread reports the exit status once it has reaped the child.
+  child_->wait_for_exit(std::chrono::milliseconds(500));
+  auto status = child_->exit_description();
+  throw CallError("mcp server '" + name_ + "' " +
+                  (status ? "exited (" + *status + ")" : "closed its input"));
+}
+
+void StdioTransport::cut_off(const std::string& reason) {
+  {
+    std::lock_guard lock(violation_mutex_);
+    if (!violation_.empty()) return;
+    violation_ = reason;
+  }
+  pending_.fail_all(reason);
+  child_->kill();  // its stdout ends: read_messages() reaps it and marks it exited
 }
 
 void StdioTransport::read_messages() {
   LineSplitter lines(kMaxMessageBytes);
-  auto on_line = [this](std::string_view line, bool cut) {
-    if (cut) {
+  auto on_line = [this](std::string_view line, size_t dropped) {
+    if (dropped > 0) {
       log_("mcp[" + name_ + "]: dropped a message larger than " +
            std::to_string(kMaxMessageBytes >> 20) + " MiB");
       return;
@@ -139,6 +161,8 @@ void StdioTransport::read_messages() {
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;
     try {
       handle_line(line);
+    } catch (const ProtocolViolation& e) {
+      cut_off(e.what());
     } catch (const std::exception& e) {  // whatever the server sends, the host keeps serving
       log_("mcp[" + name_ + "]: cannot handle a message: " + e.what());
     }
@@ -154,7 +178,7 @@ void StdioTransport::read_messages() {
 }
 
 void StdioTransport::handle_line(std::string_view line) {
-  json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  json message = parse_peer_json(line, name_);
   switch (kind_of(message)) {
     case MessageKind::response:
       if (message["id"].is_number_integer()) {
@@ -166,12 +190,15 @@ void StdioTransport::handle_line(std::string_view line) {
       // We declare no client capabilities, so only ping is expected; answer the rest so the
       // server does not wait forever.
       try {
+        const auto deadline = Clock::now() + kReplyWriteTimeout;
+        auto too_late = [&] { return Clock::now() > deadline; };
         if (message["method"] == "ping")
-          send(make_result(message["id"], json::object()));
+          send(make_result(message["id"], json::object()), too_late);
         else
           send(make_error(message["id"], kMethodNotFound,
-                          "zen-engine does not handle " + message["method"].get<std::string>()));
-      } catch (const CallError&) {
+                          "zen-engine does not handle " + message["method"].get<std::string>()),
+               too_late);
+      } catch (const CallError&) {  // cut off already, or exited
       }
       return;
     case MessageKind::notification:
@@ -186,8 +213,10 @@ void StdioTransport::handle_line(std::string_view line) {
 
 void StdioTransport::read_stderr() {
   LineSplitter lines(kMaxLogLineBytes);
-  auto on_line = [this](std::string_view line, bool) {
-    log_("mcp[" + name_ + "]: " + std::string(line));
+  auto on_line = [this](std::string_view line, size_t dropped) {
+    std::string text = "mcp[" + name_ + "]: " + std::string(line);
+    if (dropped > 0) text += "... (" + std::to_string(dropped) + " more bytes not shown)";
+    log_(text);
   };
   std::vector<char> buffer(1 << 14);
   for (;;) {
@@ -208,8 +237,14 @@ void StdioTransport::on_exit() {
   if (!child_->wait_for_exit(std::chrono::milliseconds(2000))) {
     child_->terminate(std::chrono::milliseconds(500));
   }
-  std::string reason =
-      "mcp server '" + name_ + "' exited (" + child_->exit_description().value_or("unknown") + ")";
+  std::string reason;
+  {
+    std::lock_guard lock(violation_mutex_);
+    reason = violation_;  // cut off: that is the reason, not the SIGKILL it took
+  }
+  if (reason.empty())
+    reason = "mcp server '" + name_ + "' exited (" +
+             child_->exit_description().value_or("unknown") + ")";
   log_(reason);  // first: a caller that sees the failure finds it logged
   exited_ = true;
   pending_.fail_all(reason);

@@ -2,11 +2,15 @@
 // stdin/stdout; its stderr lines are logged as "mcp[<name>]: ...". A reader thread completes
 // waiting calls and answers the server's own requests (ping; anything else "method not
 // found"). When the child exits, every waiting call fails with
-// "mcp server '<name>' exited (status N)".
+// "mcp server '<name>' exited (status N)". A child that breaks the protocol beyond repair
+// (JSON nested too deeply, not reading its input) is killed and every call fails with that
+// reason. Lines are bounded: 64 MiB for a message, 1 KiB of a stderr line is logged.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -29,7 +33,11 @@ class StdioTransport : public Transport {
   void close() override;
 
  private:
-  void send(const nlohmann::json& message);
+  // Throws CallError when the child exited; ProtocolViolation (and cuts it off) when it does
+  // not read while `give_up()` turns true.
+  void send(const nlohmann::json& message, const std::function<bool()>& give_up);
+  // Fails every call with `reason`, kills the child; the first reason sticks.
+  void cut_off(const std::string& reason);
   void read_messages();
   void read_stderr();
   void handle_line(std::string_view line);
@@ -42,6 +50,8 @@ class StdioTransport : public Transport {
   int wake_read_ = -1, wake_write_ = -1;  // close() wakes the reader threads through this pipe
   std::atomic<bool> closing_{false};
   std::atomic<bool> exited_{false};
+  std::mutex violation_mutex_;
+  std::string violation_;  // why the child was cut off; empty while it behaves
   std::thread stdout_reader_, stderr_reader_;
 };
 

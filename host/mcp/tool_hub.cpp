@@ -49,6 +49,17 @@ std::string exposed_name(const std::string& server, const std::string& tool) {
   return server + "__" + tool;
 }
 
+// Whose requests get a server's tools, for its "ready" line.
+std::string offered_to_text(const ServerConfig& config) {
+  if (config.all_models) return "for every model";
+  if (config.models.empty()) return "for no model (its \"models\" names none)";
+  std::string out = "for model";
+  if (config.models.size() > 1) out += "s";
+  for (size_t i = 0; i < config.models.size(); ++i)
+    out += (i ? ", '" : " '") + config.models[i] + "'";
+  return out;
+}
+
 }  // namespace
 
 struct ToolHub::Server {
@@ -132,7 +143,7 @@ void ToolHub::connect(Server& server) {
     }
     log_("mcp server '" + config.name + "' ready: " + std::to_string(tools.size()) + " of " +
          std::to_string(listed.size()) + " tools (" + (config.is_stdio() ? "stdio" : config.url) +
-         ", protocol " + session->protocol_version() + ")");
+         ", protocol " + session->protocol_version() + "), " + offered_to_text(config));
     server.session = std::move(session);
     server.tools = std::move(tools);
     server.listed = true;
@@ -147,33 +158,51 @@ void ToolHub::connect(Server& server) {
 
 void ToolHub::publish_tools() {
   std::map<std::string, Exposed, std::less<>> exposed;
-  json tools = json::array();
+  std::vector<Offered> offered;
   for (auto& server : servers_) {
     std::lock_guard lock(server->mutex);
     if (!server->listed) continue;
     for (const auto& tool : server->tools) {
       std::string name = exposed_name(server->config.name, tool.name);
       exposed[name] = {server.get(), tool.name};
-      tools.push_back({{"type", "function"},
-                       {"function",
-                        {{"name", name},
-                         {"description", tool.description},
-                         {"parameters", tool.input_schema}}}});
+      offered.push_back({server.get(),
+                         {{"type", "function"},
+                          {"function",
+                           {{"name", name},
+                            {"description", tool.description},
+                            {"parameters", tool.input_schema}}}}});
     }
   }
   std::lock_guard lock(tools_mutex_);
   exposed_ = std::move(exposed);
-  openai_tools_ = std::move(tools);
+  offered_ = std::move(offered);
 }
 
 json ToolHub::openai_tools() const {
   std::lock_guard lock(tools_mutex_);
-  return openai_tools_;
+  json tools = json::array();
+  for (const Offered& o : offered_) tools.push_back(o.tool);
+  return tools;
+}
+
+// A server's config never changes after start: offered_to() needs no server lock.
+json ToolHub::openai_tools(std::string_view model) const {
+  std::lock_guard lock(tools_mutex_);
+  json tools = json::array();
+  for (const Offered& o : offered_)
+    if (o.server->config.offered_to(model)) tools.push_back(o.tool);
+  return tools;
 }
 
 bool ToolHub::owns(std::string_view exposed_name) const {
   std::lock_guard lock(tools_mutex_);
   return exposed_.find(exposed_name) != exposed_.end();
+}
+
+bool ToolHub::owns(std::string_view exposed_name, std::string_view model) const {
+  std::lock_guard lock(tools_mutex_);
+  auto it = exposed_.find(exposed_name);
+  return it != exposed_.end() && it->second.server->config.offered_to(model);
 }
 
 // The server's live session, restarting a dead stdio server if its last start is at least

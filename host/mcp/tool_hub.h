@@ -44,9 +44,13 @@ class ToolHub {
   ~ToolHub();  // stop()
 
   // [{"type":"function","function":{"name","description","parameters"}}], exposed names,
-  // in config order, for the tools of servers that are up.
+  // in config order, for the tools of servers that are up: all of them, or those of the
+  // servers whose "models" name `model`.
   nlohmann::json openai_tools() const;
+  nlohmann::json openai_tools(std::string_view model) const;
   bool owns(std::string_view exposed_name) const;
+  // An exposed tool that `model` is offered (a model calling another one's tool gets none).
+  bool owns(std::string_view exposed_name, std::string_view model) const;
   // Blocks up to call_timeout_s (and waits for a concurrency slot first). Never throws for
   // anything the server or transport does: returns is_error with the reason. `cancelled`
   // (optional) is polled: when it turns true the call is abandoned with
@@ -78,7 +82,11 @@ class ToolHub {
   };
   mutable std::mutex tools_mutex_;
   std::map<std::string, Exposed, std::less<>> exposed_;
-  nlohmann::json openai_tools_ = nlohmann::json::array();
+  struct Offered {
+    const Server* server;
+    nlohmann::json tool;  // the OpenAI function tool
+  };
+  std::vector<Offered> offered_;  // config order
 };
 
 }  // namespace zen::mcp

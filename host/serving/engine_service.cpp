@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <random>
 
 #include "api_error.h"
@@ -58,6 +59,14 @@ RequestInfo new_request_info(const GenerationRequest& r, const ServedModel& mode
   return info;
 }
 
+// An error as the one event a request then gets (the shape c_api.cpp's submit also sends).
+Json error_event(const ApiError& e) {
+  Json event = {{"type", "error"}};
+  const nlohmann::json body = e.to_json();  // named: items() does not keep it alive
+  for (const auto& [k, v] : body.items()) event[k] = v;
+  return event;
+}
+
 }  // namespace
 
 Json parse_body(std::string_view text) {
@@ -75,6 +84,7 @@ EngineService::EngineService(ModelRegistry& models, LogFn log)
     : models_(models), log_(std::move(log)) {}
 
 EngineService::~EngineService() {
+  prep_.stop();  // what was queued is prepared and submitted (or refused) first
   std::vector<std::shared_ptr<ToolLoop>> loops;
   {
     std::lock_guard lock(mu_);
@@ -92,33 +102,68 @@ nlohmann::json EngineService::list_models() const {
   nlohmann::json data = nlohmann::json::array();
   for (const auto& m : models_.ready()) {
     const ModelInfo& info = m->info();
-    data.push_back({{"id", m->id()},
-                    {"object", "model"},
-                    {"created", info.created},
-                    {"owned_by", "zen"},
-                    {"meta",
-                     {{"architecture", info.architecture},
-                      {"n_ctx", info.n_ctx},
-                      {"n_params", info.n_params},
-                      {"quant", info.quant},
-                      {"path", text::utf8::to_valid(info.path)}}}});
+    data.push_back(
+        {{"id", m->id()},
+         {"object", "model"},
+         {"created", info.created},
+         {"owned_by", "zen"},
+         {"meta",
+          {{"architecture", info.architecture},
+           {"n_ctx", info.n_ctx},
+           {"n_params", info.n_params},
+           {"quant", info.quant},
+           // The file's name only: where models live on this machine (user
+           // names, directory layout) is nobody's business over the network.
+           {"file", text::utf8::to_valid(std::filesystem::path(info.path).filename().string())}}}});
   }
   return {{"object", "list"}, {"data", std::move(data)}};
 }
 
 uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   const auto received = std::chrono::steady_clock::now();
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mu_);
+    id = next_id_++;
+    in_flight_[id];  // cancel() finds it (and marks it) while it waits to be prepared
+  }
+  auto task = [this, id, text = std::string(request_json), emit, received] {
+    try {
+      prepare(id, text, emit, received);
+    } catch (const ApiError& e) {
+      release(id);
+      emit(error_event(e), true);
+    } catch (const std::exception& e) {
+      release(id);
+      emit(error_event(ApiError::internal(e.what())), true);
+    }
+  };
+  if (!prep_.post(std::move(task))) {
+    release(id);
+    throw ApiError::unavailable("the server is shutting down", "shutting_down");
+  }
+  return id;
+}
+
+void EngineService::prepare(uint64_t id, const std::string& request_json, EmitFn emit,
+                            std::chrono::steady_clock::time_point received) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = in_flight_.find(id);
+    if (it != in_flight_.end() && it->second.cancel_requested)  // the client left meanwhile
+      throw ApiError::unavailable("the request was cancelled before it started", "cancelled");
+  }
   Json body = parse_body(request_json);
-  if (hub_ && add_hub_tools(body, *hub_))
-    return submit_tool_loop(std::move(body), std::move(emit), received);
+  if (hub_ && add_hub_tools(body, *hub_, hub_model(body)))
+    return submit_tool_loop(id, std::move(body), std::move(emit), received);
   const GenerationRequest r = parse_generation_request(body);
   std::shared_ptr<ServedModel> model = models_.find(r.model);
   RequestInfo info = new_request_info(r, *model, received);
-  return submit_round(r, std::move(model), std::move(info), 0, std::move(emit));
+  submit_round(r, std::move(model), std::move(info), id, /*own_entry=*/true, std::move(emit));
 }
 
-uint64_t EngineService::submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
-                                     RequestInfo info, uint64_t loop_id, EmitFn emit) {
+void EngineService::submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
+                                 RequestInfo info, uint64_t id, bool own_entry, EmitFn emit) {
   Prompt prompt = build_prompt(*model, r);
   check_logit_bias(*model, r);
   check_context(*model, r, prompt.tokens.size());
@@ -131,11 +176,8 @@ uint64_t EngineService::submit_round(const GenerationRequest& r, std::shared_ptr
         std::make_unique<ChoiceStream>(model->tokenizer(), r.stop, std::move(output)));
   }
 
-  const bool own_entry = loop_id == 0;  // else the loop's entry, kept across its rounds
-  uint64_t id = loop_id;
   {
     std::lock_guard lock(mu_);
-    if (own_entry) id = next_id_++;
     InFlight& entry = in_flight_[id];
     entry.model = model;
     entry.engine_id = 0;
@@ -177,26 +219,21 @@ uint64_t EngineService::submit_round(const GenerationRequest& r, std::shared_ptr
     }
   }
   if (cancel_now) model->engine().cancel(engine_id);
-  return id;
 }
 
-uint64_t EngineService::submit_tool_loop(Json body, EmitFn emit,
-                                         std::chrono::steady_clock::time_point received) {
+void EngineService::submit_tool_loop(uint64_t id, Json body, EmitFn emit,
+                                     std::chrono::steady_clock::time_point received) {
   // The whole request is checked here, so a bad one is refused before any round starts.
   const GenerationRequest first = parse_generation_request(body);
   const RequestInfo info = new_request_info(first, *models_.find(first.model), received);
-  uint64_t id = 0;
-  {
-    std::lock_guard lock(mu_);
-    id = next_id_++;
-  }
   ToolLoop::Services services;
   services.hub = hub_;
+  services.model = info.model;
   services.workers = &tool_threads_;
   services.log = log_;
   services.submit = [this, id, info](const Json& round, EmitFn round_emit) {
     const GenerationRequest r = parse_generation_request(round);
-    submit_round(r, models_.find(r.model), info, id, std::move(round_emit));
+    submit_round(r, models_.find(r.model), info, id, /*own_entry=*/false, std::move(round_emit));
   };
   services.ended = [this, id] { release(id); };
   auto loop =
@@ -205,13 +242,14 @@ uint64_t EngineService::submit_tool_loop(Json body, EmitFn emit,
     std::lock_guard lock(mu_);
     in_flight_[id].loop = loop;
   }
-  try {
-    loop->start();
-  } catch (...) {
-    release(id);
-    throw;
-  }
-  return id;
+  loop->start();  // an ApiError reaches prepare()'s caller, which releases the entry
+}
+
+std::string EngineService::hub_model(const Json& body) const {
+  // A "model" of the wrong type is left for parse_generation_request to name.
+  const Json model = body.is_object() ? body.value("model", Json()) : Json();
+  if (!model.is_null() && !model.is_string()) return {};
+  return models_.find(model.is_string() ? model.get<std::string>() : std::string())->id();
 }
 
 void EngineService::set_tool_hub(std::shared_ptr<mcp::ToolHub> hub) { hub_ = std::move(hub); }

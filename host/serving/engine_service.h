@@ -1,6 +1,7 @@
 // The engine API (sdk/include/zen/frontend.h, docs/SERVING.md) in C++: what the frontends
 // call, through the C table in c_api.cpp. Requests are validated, rendered and tokenized on the
-// caller's thread; tokens come back as events on the model's engine thread.
+// service's preparation threads, never on the caller's (a frontend's I/O thread); tokens come
+// back as events on the model's engine thread.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "model_registry.h"
 #include "request_sink.h"
+#include "task_pool.h"
 #include "worker_threads.h"
 
 namespace zen::mcp {
@@ -34,8 +36,9 @@ class EngineService {
 
   nlohmann::json status() const;
   nlohmann::json list_models() const;
-  // Starts a generation; events go to `emit` (the last one with last = true). Throws ApiError
-  // for anything wrong with the request (no event is sent then).
+  // Queues a generation and returns its id at once; events go to `emit` (the last one with
+  // last = true), an invalid request as one error event {type, error, status} from a
+  // preparation thread. Throws ApiError (no event sent) only when the service is stopping.
   uint64_t submit(std::string_view request_json, EmitFn emit);
   // Ends a request at any stage; unknown or finished ids are ignored.
   void cancel(uint64_t id);
@@ -53,12 +56,18 @@ class EngineService {
     bool cancel_requested = false;
     std::shared_ptr<ToolLoop> loop;  // set for a tool loop: the entry lives across its rounds
   };
-  // One engine request for `r`; returns its id. loop_id 0: a request of its own, whose entry
-  // goes with its last event; else a round of that tool loop (the loop ends the entry).
-  uint64_t submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
-                        RequestInfo info, uint64_t loop_id, EmitFn emit);
-  uint64_t submit_tool_loop(Json body, EmitFn emit, std::chrono::steady_clock::time_point received);
+  // On a preparation thread: parse, template, tokenize and submit request `id`.
+  void prepare(uint64_t id, const std::string& request_json, EmitFn emit,
+               std::chrono::steady_clock::time_point received);
+  // One engine request for `r` under `id`. own_entry: a request of its own, whose entry goes
+  // with its last event; else a round of tool loop `id` (the loop ends the entry).
+  void submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
+                    RequestInfo info, uint64_t id, bool own_entry, EmitFn emit);
+  void submit_tool_loop(uint64_t id, Json body, EmitFn emit,
+                        std::chrono::steady_clock::time_point received);
   void release(uint64_t id);
+  // The served model id a request body names (or the only model), for the hub's "models".
+  std::string hub_model(const Json& body) const;
 
   ModelRegistry& models_;
   LogFn log_;
@@ -67,6 +76,7 @@ class EngineService {
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_id_ = 1;
   WorkerThreads tool_threads_;  // the tool loops' MCP calls
+  TaskPool prep_{2};            // prepare(): JSON, chat template, tokenizer
 };
 
 // The request body as JSON; ApiError 400 when it is not JSON or nests deeper than 64 levels

@@ -110,15 +110,19 @@ std::vector<std::shared_ptr<ServedModel>> ModelRegistry::ready() const {
 nlohmann::json ModelRegistry::status() const {
   std::lock_guard lock(mu_);
   nlohmann::json models = nlohmann::json::array();
-  bool all_ready = !entries_.empty() && !stopping_;
+  // Ready once loading is over and something serves: a model that failed stays failed (it
+  // is listed with its error and its requests are 503 model_failed), so waiting for it would
+  // keep a load balancer away from the models that work, forever.
+  bool loading = false, any_ready = false;
   for (const Entry& e : entries_) {
     static const char* kNames[] = {"loading", "ready", "failed"};
     nlohmann::json m = {{"id", e.spec.id}, {"state", kNames[static_cast<int>(e.state)]}};
     if (e.state == State::kFailed) m["error"] = e.error;
-    all_ready = all_ready && e.state == State::kReady;
+    loading = loading || e.state == State::kLoading;
+    any_ready = any_ready || e.state == State::kReady;
     models.push_back(std::move(m));
   }
-  return {{"ready", all_ready}, {"models", std::move(models)}};
+  return {{"ready", !stopping_ && !loading && any_ready}, {"models", std::move(models)}};
 }
 
 void ModelRegistry::stop() {

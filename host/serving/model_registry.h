@@ -45,7 +45,8 @@ class ModelRegistry {
   // unknown id, 503 while it loads or when it failed to load.
   std::shared_ptr<ServedModel> find(const std::string& id) const;
   std::vector<std::shared_ptr<ServedModel>> ready() const;
-  // {"ready": all ready, "models": [{"id", "state", "error"?}]}
+  // {"ready": loading is over, one model at least serves, not stopping; "models": [{"id",
+  // "state", "error"?}]}
   nlohmann::json status() const;
 
   // Stops loading after the current model and stops every engine (in-flight requests end

@@ -34,11 +34,11 @@ nlohmann::json arguments_object(const std::string& text) {
 
 }  // namespace
 
-bool add_hub_tools(Json& body, const mcp::ToolHub& hub) {
+bool add_hub_tools(Json& body, const mcp::ToolHub& hub, const std::string& model) {
   if (!body.is_object() || body.value("endpoint", Json()) != "chat") return false;
   // As ordered JSON, like the request's own (the template renders keys in their order).
   const Json hub_tools = Json::parse(
-      hub.openai_tools().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      hub.openai_tools(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!hub_tools.is_array() || hub_tools.empty()) return false;
   Json tools = body.value("tools", Json());
   if (tools.is_null()) tools = Json::array();
@@ -51,7 +51,7 @@ bool add_hub_tools(Json& body, const mcp::ToolHub& hub) {
     const Json* fn = tool.is_object() && tool.contains("function") ? &tool["function"] : nullptr;
     if (!fn || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) continue;
     const std::string name = (*fn)["name"].get<std::string>();
-    if (hub.owns(name))
+    if (hub.owns(name, model))
       throw ApiError::invalid(
           "tools", "'tools' defines '" + name + "', the name of one of this server's MCP tools");
   }
@@ -140,7 +140,7 @@ Json ToolLoop::visible_calls(const Json& calls) {
       Call call;
       call.id = entry.value("id", "");
       if (fn) call.name = fn->value("name", "");
-      call.mcp = services_.hub->owns(call.name);
+      call.mcp = services_.hub->owns(call.name, services_.model);
       if (!call.mcp) call.client_index = client_calls_++;
       it = calls_.emplace(index, std::move(call)).first;
       if (it->second.mcp) mcp_calls_.push_back(&it->second);

@@ -31,10 +31,11 @@ namespace zen::serving {
 class ApiError;
 class WorkerThreads;
 
-// Adds the hub's tools to a chat request body (after the request's own). False, with the body
-// unchanged, when the loop does not apply: not a chat request, or the hub has no tools.
-// ApiError 400 for n > 1 or a request tool named like an MCP tool.
-bool add_hub_tools(Json& body, const mcp::ToolHub& hub);
+// Adds the hub's tools that `model` (the served model id the request resolved to) is offered
+// to a chat request body (after the request's own). False, with the body unchanged, when the
+// loop does not apply: not a chat request, or no hub tool for this model. ApiError 400 for
+// n > 1 or a request tool named like an MCP tool.
+bool add_hub_tools(Json& body, const mcp::ToolHub& hub, const std::string& model);
 
 class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
  public:
@@ -44,6 +45,7 @@ class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
 
   struct Services {
     std::shared_ptr<mcp::ToolHub> hub;
+    std::string model;  // the served model id: only the hub tools it is offered are run
     WorkerThreads* workers = nullptr;  // outlives the loop's tasks (joined before it goes)
     LogFn log;
     SubmitRound submit;

@@ -20,7 +20,7 @@ import pytest
 from zen_testing import clean_env, engine_path
 
 # HOST may be an IPv6 literal in brackets; the greedy \S+ leaves the last colon to the port.
-LISTENING = re.compile(r"serving on http://(\S+):(\d+)")
+LISTENING = re.compile(r"serving on (?:http|https)://(\S+):(\d+)")
 
 
 def gemma_path():
@@ -42,8 +42,12 @@ class ZenServer:
     `http_config` (a dict) goes into a temporary --config file as the frontend.http section;
     `env` replaces the clean environment."""
 
-    def __init__(self, args, env=None, http_config=None, listen_timeout=60, ready_timeout=120):
+    def __init__(self, args, env=None, http_config=None, listen_timeout=60, ready_timeout=120,
+                 ssl_context=None):
+        """`ssl_context`: for a server started with --ssl-cert (https), the client context
+        that trusts its certificate."""
         self.lines = []
+        self.ssl_context = ssl_context
         self._cond = threading.Condition()
         self._config_dir = None
         config = []
@@ -63,7 +67,8 @@ class ZenServer:
             m = LISTENING.search(self.wait_for_log(LISTENING.pattern, timeout=listen_timeout))
             self.host = m.group(1).strip("[]")
             self.port = int(m.group(2))
-            self.base_url = f"http://{m.group(1)}:{self.port}"
+            scheme = "https" if ssl_context else "http"
+            self.base_url = f"{scheme}://{m.group(1)}:{self.port}"
             self._wait_ready(ready_timeout)
         except BaseException:
             self.proc.kill()
@@ -113,7 +118,8 @@ class ZenServer:
                 pytest.fail(f"zen-engine serve exited {self.proc.returncode}:\n" +
                             "\n".join(self.lines))
             try:
-                with urllib.request.urlopen(self.url("/ready"), timeout=5) as r:
+                with urllib.request.urlopen(self.url("/ready"), timeout=5,
+                                            context=self.ssl_context) as r:
                     if r.status == 200:
                         return
             except (urllib.error.URLError, ConnectionError, OSError):
@@ -158,7 +164,8 @@ def http_request(server, method, path, body=None, headers=None, timeout=30):
     for k, v in (headers or {}).items():
         req.add_header(k, v)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
+        with urllib.request.urlopen(req, timeout=timeout,
+                                    context=getattr(server, "ssl_context", None)) as resp:
             return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
     except urllib.error.HTTPError as e:
         return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()

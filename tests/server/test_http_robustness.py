@@ -72,7 +72,7 @@ def error_of(body):
 
 
 def request_head(path, extra="", method="POST"):
-    return (f"{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    return (f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             f"{extra}\r\n").encode()
 
 
@@ -170,7 +170,7 @@ def test_chunked_body_over_limit_is_413_as_soon_as_it_passes(server):
 # ---- deadlines ------------------------------------------------------------------------------
 
 def test_headers_one_byte_at_a_time_are_dropped_at_the_deadline(server):
-    head = b"GET /health HTTP/1.1\r\nHost: test\r\nX-Slow: " + b"z" * 200 + b"\r\n\r\n"
+    head = b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"z" * 200 + b"\r\n\r\n"
     with server.connect() as s:
         start = time.monotonic()
         closed_at = None
@@ -208,7 +208,7 @@ def test_slow_body_is_dropped_at_the_deadline(server):
 
 def test_idle_keep_alive_connection_is_closed(server):
     with server.connect() as s:
-        s.sendall(b"GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         first = read_until_quiet(s, timeout=5, quiet=0.5)
         assert status_of(first) == 200
         start = time.monotonic()
@@ -305,9 +305,10 @@ def test_cors_preflight_and_allow_origin(server):
     status, headers, _ = http_request(server, "GET", "/v1/models",
                                       headers={"Origin": ALLOWED_ORIGIN})
     assert status == 200 and headers["access-control-allow-origin"] == ALLOWED_ORIGIN
+    # A foreign origin is refused outright (tests/server/test_http_security.py has the rest).
     status, headers, _ = http_request(server, "GET", "/v1/models",
                                       headers={"Origin": "https://evil.example"})
-    assert status == 200 and "access-control-allow-origin" not in headers
+    assert status == 403 and "access-control-allow-origin" not in headers
 
 
 # ---- probes and routing -------------------------------------------------------------------------
@@ -350,14 +351,16 @@ GARBAGE = random.Random(5).randbytes(4096)
 @pytest.mark.parametrize("data,expected", [
     (GARBAGE, {400, None}),
     (b"\r\n\r\n\r\n", {400, None}),
-    (b"GET /health HTTP/9.9\r\nHost: t\r\n\r\n", {400, None}),
-    (b"GET /health HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n", {431, None}),
+    (b"GET /health HTTP/9.9\r\nHost: localhost\r\n\r\n", {400, None}),
+    (b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n",
+     {431, None}),
     (b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\n\r\n", {431, None}),
-    (b"POST /tokenize HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n{}", {400, None}),
-    (b"POST /tokenize HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
-     {400, None}),
-    (b"POST /tokenize HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", {400, None}),
-    (b"GET /health HTTP/1.1\r\nHost: t\r\nBad\x00Header: x\r\n\r\n", {400, None}),
+    (b"POST /tokenize HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}", {400, None}),
+    (b"POST /tokenize HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n"
+     b"Content-Length: 3\r\n\r\n{}", {400, None}),
+    (b"POST /tokenize HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", {400, None}),
+    (b"GET /health HTTP/1.1\r\nHost: localhost\r\nBad\x00Header: x\r\n\r\n", {400, None}),
 ])
 def test_hostile_bytes_get_400_or_a_close(server, data, expected):
     raw = raw_exchange(server, data)
@@ -375,9 +378,10 @@ def test_http10_and_absolute_uri_are_served(server):
 
 
 def test_pipelined_requests_are_answered_in_order(server):
-    raw = raw_exchange(server, b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n"
-                               b"GET /nope HTTP/1.1\r\nHost: t\r\n\r\n"
-                               b"GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    raw = raw_exchange(server, b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                               b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                               b"GET /health HTTP/1.1\r\nHost: localhost\r\n"
+                               b"Connection: close\r\n\r\n")
     # Bodies are not newline-terminated: the next status line follows the previous body.
     statuses = [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", raw)]
     assert statuses == [200, 404, 200]

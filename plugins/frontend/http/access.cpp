@@ -46,10 +46,4 @@ bool authorized(const std::optional<std::string>& api_key, std::string_view auth
   return by_bearer | by_header;
 }
 
-bool CorsPolicy::allows(std::string_view origin) const {
-  if (origin.empty()) return false;
-  return std::any_of(origins_.begin(), origins_.end(),
-                     [&](const std::string& o) { return o == "*" || o == origin; });
-}
-
 }  // namespace zen::http

@@ -1,11 +1,10 @@
 // Who may call: the API key check (Bearer or x-api-key, compared in constant time) and the
-// CORS origin allowlist.
+// CORS preflight answer.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace zen::http {
 
@@ -18,16 +17,12 @@ bool constant_time_equal(std::string_view a, std::string_view b);
 bool authorized(const std::optional<std::string>& api_key, std::string_view authorization,
                 std::string_view x_api_key);
 
-class CorsPolicy {
- public:
-  explicit CorsPolicy(std::vector<std::string> origins) : origins_(std::move(origins)) {}
-  bool allows(std::string_view origin) const;
+// What a CORS preflight from an allowed origin is answered with (which origins are allowed:
+// browser_guard.h).
+struct CorsPolicy {
   static constexpr const char* kMethods = "GET, POST, OPTIONS";
   static constexpr const char* kDefaultHeaders = "Authorization, Content-Type, x-api-key";
   static constexpr const char* kMaxAgeSeconds = "600";
-
- private:
-  std::vector<std::string> origins_;
 };
 
 }  // namespace zen::http

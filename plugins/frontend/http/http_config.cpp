@@ -35,13 +35,23 @@ HttpConfig parse_http_config(const std::string& json_text) {
       c.idle_timeout_s = section.seconds(v, key);
     } else if (key == "io_threads") {
       c.io_threads = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 64));
+    } else if (key == "ssl_cert") {
+      c.ssl_cert = section.text(v, key);
+    } else if (key == "ssl_key") {
+      c.ssl_key = section.text(v, key);
+    } else if (key == "max_connections") {
+      c.max_connections = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 1u << 20));
     } else {
       section.unknown(
           key,
           "host, port, api_key, cors_origins, max_body_bytes, "
-          "max_header_bytes, header_timeout_s, body_timeout_s, idle_timeout_s, io_threads");
+          "max_header_bytes, header_timeout_s, body_timeout_s, idle_timeout_s, io_threads, "
+          "max_connections, ssl_cert, ssl_key");
     }
   }
+  if (c.ssl_cert.empty() != c.ssl_key.empty())
+    section.bad(c.ssl_cert.empty() ? "ssl_cert" : "ssl_key",
+                "given with ssl_key/ssl_cert: TLS needs both the certificate and the key");
   return c;
 }
 

@@ -21,6 +21,9 @@ struct HttpConfig {
   double body_timeout_s = 30;    // the whole body
   double idle_timeout_s = 60;    // keep-alive wait; also a stalled write
   uint32_t io_threads = 2;
+  uint32_t max_connections = 512;  // open at once; one more is 503 and closed
+  // TLS: PEM certificate chain and private key files; both or neither.
+  std::string ssl_cert, ssl_key;
 };
 
 // Parses the JSON text of the section (empty text or "null" = all defaults). Throws

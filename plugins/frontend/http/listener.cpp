@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 namespace zen::frontend {
 
@@ -52,8 +53,20 @@ std::string Listener::address() const {
   return ip + ":" + std::to_string(ep.port());
 }
 
-void Listener::start(uint32_t io_threads, OnSocket on_socket) {
+bool Listener::loopback() const { return acceptor_.local_endpoint().address().is_loopback(); }
+
+void Listener::warn_if_exposed(bool has_api_key) const {
+  if (has_api_key || loopback()) return;
+  std::fprintf(stderr,
+               "%s: WARNING: listening on %s, not a loopback address, with no API key: anyone "
+               "who can reach it can run the models (and their MCP tools); set --api-key or "
+               "--api-key-file\n",
+               name_.c_str(), address().c_str());
+}
+
+void Listener::start(uint32_t io_threads, uint32_t max_connections, OnSocket on_socket) {
   on_socket_ = std::move(on_socket);
+  max_connections_ = max_connections;
   accept();
   for (uint32_t i = 0; i < io_threads; ++i)
     threads_.emplace_back([this] {
@@ -86,8 +99,30 @@ void Listener::on_accept(error_code ec, tcp::socket socket) {
     return;
   }
   socket.set_option(tcp::no_delay(true), ec);
-  on_socket_(std::move(socket));
+  if (open_->fetch_add(1) >= max_connections_) {
+    open_->fetch_sub(1);
+    refuse(socket);
+  } else {
+    ConnectionTicket ticket(nullptr, [open = open_](void*) { open->fetch_sub(1); });
+    on_socket_(std::move(socket), std::move(ticket));
+  }
   accept();
+}
+
+// One write that never waits (a client that reads nothing just misses the answer), then close.
+void Listener::refuse(tcp::socket& socket) {
+  static const std::string kBody =
+      R"({"error":{"message":"too many open connections; try again","type":"server_error",)"
+      R"("param":null,"code":"too_many_connections"}})";
+  static const std::string kAnswer =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+      "Connection: close\r\nContent-Length: " +
+      std::to_string(kBody.size()) + "\r\n\r\n" + kBody;
+  error_code ignored;
+  socket.non_blocking(true, ignored);
+  socket.write_some(asio::buffer(kAnswer), ignored);
+  socket.shutdown(tcp::socket::shutdown_both, ignored);
+  socket.close(ignored);
 }
 
 void Listener::stop(const std::function<void()>& drain) {

@@ -35,7 +35,8 @@ zen_status start(const zen_engine_api* api, zen_engine* engine, const char* conf
 }
 
 zen_status address(zen_frontend* fe, char* out, size_t out_len) {
-  const std::string url = fe ? "http://" + fe->server->address() : std::string();
+  const std::string url =
+      fe ? std::string(fe->server->scheme()) + "://" + fe->server->address() : std::string();
   if (url.empty() || !out || out_len <= url.size()) return ZEN_ERR_INVALID_ARG;
   std::memcpy(out, url.c_str(), url.size() + 1);
   return ZEN_OK;

@@ -22,6 +22,7 @@ class Server {
   void start();
   void stop();
   std::string address() const { return listener_.address(); }
+  const char* scheme() const { return shared_->tls ? "https" : "http"; }
 
  private:
   std::shared_ptr<ServerShared> shared_;

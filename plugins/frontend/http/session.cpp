@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "browser_guard.h"
 #include "endpoints.h"
 #include "request_body.h"
 
@@ -21,6 +22,8 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kWatchChunk = 4096;
+// Pipelined bytes read ahead while an answer is being produced (see on_watch).
+constexpr size_t kMaxPipelinedBytes = 64 << 10;
 // How long a closing connection keeps draining the client's unread upload so the client
 // reads our error answer instead of a connection reset.
 constexpr double kLingerSeconds = 2;
@@ -42,14 +45,28 @@ std::string field(const bhttp::request<bhttp::string_body>& r, std::string_view 
 
 }  // namespace
 
-Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared)
-    : socket_(std::move(socket)),
+Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
+                 frontend::ConnectionTicket ticket)
+    : socket_(std::move(socket), shared->tls.get()),
+      ticket_(std::move(ticket)),
       read_deadline_(socket_.get_executor()),
       write_deadline_(socket_.get_executor()),
       shared_(std::move(shared)),
       config_(shared_->config) {}
 
-void Session::start() { read_header(); }
+void Session::start() {
+  if (!socket_.is_tls()) return read_header();
+  // The handshake counts against the header deadline: a client that opens TLS and stalls is
+  // dropped like one that trickles its head.
+  arm_read_deadline(config_.header_timeout_s);
+  socket_.async_handshake([self = shared_from_this()](error_code ec) { self->on_handshake(ec); });
+}
+
+void Session::on_handshake(error_code ec) {
+  if (closed_) return;
+  if (ec) return close();  // not TLS (a plain http request), a bad client hello, or gone
+  read_header();
+}
 
 void Session::shutdown() {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
@@ -94,8 +111,20 @@ void Session::handle_header() {
   req_.target = std::string(r.target());
   req_.version = r.version();
   req_.keep_alive = r.keep_alive();
+  // A browser page on another site (or rebound to our address) gets nothing: these checks
+  // come before routing, the key and the body.
+  if (const std::string host = field(r, "Host");
+      shared_->loopback && !frontend::loopback_host_allowed(host))
+    return reply_early(error_reply(403,
+                                   "the Host '" + host +
+                                       "' is not allowed: this server listens on a loopback "
+                                       "address and answers only localhost, 127.0.0.1 or [::1]",
+                                   "invalid_request_error", "", "host_not_allowed"));
   req_.origin = field(r, "Origin");
-  req_.cors_allowed = shared_->cors.allows(req_.origin);
+  if (!frontend::origin_allowed(req_.origin, config_.cors_origins))
+    return reply_early(error_reply(403, "the origin '" + req_.origin + "' is not allowed",
+                                   "invalid_request_error", "", "origin_not_allowed"));
+  req_.cors_allowed = !req_.origin.empty();
 
   if (req_.method == "OPTIONS") return preflight();
   route_ = route(req_.method, req_.target);
@@ -117,6 +146,10 @@ void Session::handle_header() {
     reply.headers.emplace_back("WWW-Authenticate", "Bearer");
     return reply_early(std::move(reply));
   }
+  if (takes_body(route_.endpoint) && !frontend::is_json_content_type(field(r, "Content-Type")))
+    return reply_early(
+        error_reply(415, "the request body must be JSON (send 'Content-Type: application/json')",
+                    "invalid_request_error", "", "unsupported_media_type"));
   if (auto length = parser_->content_length(); length && *length > config_.max_body_bytes)
     return reply_early(error_reply(
         413, "the request body exceeds " + std::to_string(config_.max_body_bytes) + " bytes"));
@@ -141,9 +174,9 @@ void Session::on_body(error_code ec) {
   if (is_parse_error(ec))
     return reply_early(error_reply(400, "malformed HTTP request body: " + ec.message()));
   if (ec) return close();  // the client left mid-body, or a socket error
-  // Bytes already buffered belong to a pipelined request: it waits, and a disconnect then
-  // shows as a failed write. Otherwise watch the socket while answering.
-  if (buffer_.size() == 0) watch();
+  // Watch the socket while answering, also when bytes of a pipelined request are already
+  // buffered: a client that sends one byte more and leaves must still cancel its request.
+  watch();
   try {
     dispatch();
   } catch (const std::exception& e) {
@@ -163,15 +196,22 @@ void Session::watch() {
 void Session::on_watch(error_code ec, size_t n) {
   watching_ = false;
   if (closed_) return;
+  if (ec == asio::error::operation_aborted && resume_pipelined_) {
+    // after_response() stopped the watch: the pipelined request is complete in the buffer.
+    resume_pipelined_ = false;
+    return read_header();
+  }
   if (ec) return close();  // the client is gone: close() cancels its engine request
   buffer_.commit(n);
   if (lingering_) return watch();
-  if (awaiting_next_) {
-    awaiting_next_ = false;
+  if (awaiting_next_ || resume_pipelined_) {
+    awaiting_next_ = resume_pipelined_ = false;
     return read_header();
   }
-  // Bytes of a pipelined request: they wait in the buffer until this answer is done (the
-  // watch stops here; a disconnect then shows as a failed write).
+  // Bytes of a pipelined request: they wait in the buffer until this answer is done. Keep
+  // watching for a disconnect, up to a bound (a client pipelining more is not read further
+  // until then; a disconnect still shows as a failed write).
+  if (buffer_.size() < kMaxPipelinedBytes) watch();
 }
 
 // ---- answering ----------------------------------------------------------------------------
@@ -191,9 +231,6 @@ void Session::preflight() {
   reply.status = 204;
   if (req_.origin.empty()) {
     reply.headers.emplace_back("Allow", CorsPolicy::kMethods);
-  } else if (!req_.cors_allowed) {
-    return reply_early(error_reply(403, "the origin '" + req_.origin + "' is not allowed",
-                                   "invalid_request_error", "", "origin_not_allowed"));
   } else {
     std::string asked = field(r, "Access-Control-Request-Headers");
     reply.headers.emplace_back("Access-Control-Allow-Methods", CorsPolicy::kMethods);
@@ -319,7 +356,14 @@ void Session::after_response() {
   generation_.reset();
   engine_id_.reset();
   if (close_after_ || lingering_) return linger_close();
-  if (buffer_.size() > 0 && !watching_) return read_header();  // a pipelined request waits
+  if (buffer_.size() > 0) {  // a pipelined request waits
+    if (!watching_) return read_header();
+    // Stop the watch first: on_watch() then reads the request (one read at a time).
+    resume_pipelined_ = true;
+    error_code ignored;
+    socket_.cancel(ignored);
+    return;
+  }
   // The watch read (pending, or started now) is the keep-alive wait for the next request.
   awaiting_next_ = true;
   arm_read_deadline(config_.idle_timeout_s);

@@ -4,7 +4,8 @@
 //
 // Everything runs on the connection's strand. While a request is being answered a read stays
 // pending on the socket (the "watch"): it sees a disconnect at once (cancel) or takes the first
-// bytes of a pipelined request; after the answer the same read is the keep-alive idle wait.
+// bytes of a pipelined request (and keeps watching); after the answer the same read is the
+// keep-alive idle wait.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -24,7 +25,9 @@
 #include "generation.h"
 #include "http_config.h"
 #include "inflight.h"
+#include "listener.h"
 #include "router.h"
+#include "stream.h"
 #include "wire.h"
 
 namespace zen::http {
@@ -32,19 +35,18 @@ namespace zen::http {
 // What every connection of one server shares.
 struct ServerShared {
   ServerShared(HttpConfig c, EngineApi a)
-      : config(std::move(c)),
-        api(a),
-        cors(config.cors_origins),
-        inflight(std::make_shared<Inflight>()) {}
+      : config(std::move(c)), api(a), inflight(std::make_shared<Inflight>()) {}
   HttpConfig config;
   EngineApi api;
-  CorsPolicy cors;
   std::shared_ptr<Inflight> inflight;
+  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
+  std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
 
 class Session : public std::enable_shared_from_this<Session>, private ResponseSink {
  public:
-  Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared);
+  Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
+          frontend::ConnectionTicket ticket);
 
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   void start();     // on the strand (the acceptor hands the socket over there)
@@ -63,6 +65,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   };
 
   // reading
+  void on_handshake(boost::system::error_code ec);
   void read_header();
   void on_header(boost::system::error_code ec);
   void read_body();
@@ -97,7 +100,8 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void close();
   void linger_close();  // stop sending, drain what the client still sends, then close
 
-  boost::asio::ip::tcp::socket socket_;
+  Stream socket_;                      // TCP, or TLS over it
+  frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer read_deadline_, write_deadline_;
   uint64_t read_deadline_gen_ = 0, write_deadline_gen_ = 0;
   std::shared_ptr<const ServerShared> shared_;
@@ -110,8 +114,9 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
 
   bool closed_ = false;
   bool lingering_ = false;
-  bool watching_ = false;       // the watch read is pending
-  bool awaiting_next_ = false;  // answer done; the watch read is the keep-alive wait
+  bool watching_ = false;          // the watch read is pending
+  bool awaiting_next_ = false;     // answer done; the watch read is the keep-alive wait
+  bool resume_pipelined_ = false;  // answer done, a pipelined request buffered: stop watching
 
   std::deque<std::string> out_;
   bool writing_ = false;

@@ -8,7 +8,7 @@
 #include <chrono>
 
 #include "access.h"
-#include "origin.h"
+#include "browser_guard.h"
 
 namespace zen::mcp_server {
 
@@ -64,8 +64,10 @@ std::string meta_version(const Json& message) {
 
 }  // namespace
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared)
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared,
+                               frontend::ConnectionTicket ticket)
     : socket_(std::move(socket)),
+      ticket_(std::move(ticket)),
       deadline_(socket_.get_executor()),
       shared_(std::move(shared)),
       config_(shared_->config) {}
@@ -82,9 +84,27 @@ void HttpConnection::read_request() {
   parser_.emplace();
   parser_->header_limit(config_.max_header_bytes);
   parser_->body_limit(config_.max_body_bytes);
-  arm_deadline(config_.request_timeout_s);
+  arm_deadline(config_.request_timeout_s);  // the whole request, head and body
+  bhttp::async_read_header(
+      socket_, buffer_, *parser_,
+      [self = shared_from_this()](error_code ec, size_t) { self->on_header(ec); });
+}
+
+// The head alone decides most refusals (Host, Origin, path, key, content type): a client
+// without the key cannot make us read, buffer or parse a body.
+void HttpConnection::on_header(error_code ec) {
+  if (closed_) return;
+  if (ec) return on_read(ec);
+  version_ = parser_->get().version();
+  keep_alive_ = false;  // a refusal leaves the body unread: close after answering
+  try {
+    if (!admit()) return;
+  } catch (const std::exception& e) {
+    return respond_rpc_error(500, nullptr, rpc::kInternalError,
+                             std::string("Internal error: ") + e.what());
+  }
   bhttp::async_read(socket_, buffer_, *parser_,
-                    [self = shared_from_this()](error_code ec, size_t) { self->on_read(ec); });
+                    [self = shared_from_this()](error_code ec2, size_t) { self->on_read(ec2); });
 }
 
 void HttpConnection::on_read(error_code ec) {
@@ -144,20 +164,31 @@ std::string HttpConnection::header(std::string_view name) const {
 
 // ---- answering ----------------------------------------------------------------------------
 
-void HttpConnection::handle_request() {
+bool HttpConnection::admit() {
   const auto& r = parser_->get();
   const std::string target(r.target());
   const std::string path = target.substr(0, target.find('?'));
+  if (const std::string host = header("Host");
+      shared_->loopback && !frontend::loopback_host_allowed(host)) {
+    respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
+                      "Forbidden: the Host '" + host +
+                          "' is not allowed: this server listens on a loopback address "
+                          "and answers only localhost, 127.0.0.1 or [::1]");
+    return false;
+  }
   origin_ = header("Origin");
-  if (!origin_allowed(origin_, config_.allowed_origins)) {
+  if (!frontend::origin_allowed(origin_, config_.allowed_origins)) {
     const std::string refused = origin_;
     origin_.clear();  // no CORS grant on the refusal
-    return respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
-                             "Forbidden: the origin '" + refused + "' is not allowed");
+    respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
+                      "Forbidden: the origin '" + refused + "' is not allowed");
+    return false;
   }
-  if (path != config_.path)
-    return respond_rpc_error(404, nullptr, rpc::kInvalidRequest,
-                             "Not found: the MCP endpoint is " + config_.path);
+  if (path != config_.path) {
+    respond_rpc_error(404, nullptr, rpc::kInvalidRequest,
+                      "Not found: the MCP endpoint is " + config_.path);
+    return false;
+  }
   if (r.method() == bhttp::verb::options) {
     Reply reply;
     reply.status = 204;
@@ -167,14 +198,26 @@ void HttpConnection::handle_request() {
                       "Content-Type, Authorization, x-api-key, Mcp-Session-Id, "
                       "Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID"},
                      {"Access-Control-Max-Age", "600"}};
-    return respond(std::move(reply));
+    respond(std::move(reply));
+    return false;
   }
   if (!zen::http::authorized(config_.api_key, header("Authorization"), header("x-api-key"))) {
     respond_rpc_error(401, nullptr, rpc::kInvalidRequest,
                       "Unauthorized: invalid or missing API key (send 'Authorization: Bearer "
                       "KEY')");
-    return;
+    return false;
   }
+  if (r.method() == bhttp::verb::post && !frontend::is_json_content_type(header("Content-Type"))) {
+    respond_rpc_error(415, nullptr, rpc::kInvalidRequest,
+                      "Unsupported Media Type: POST a JSON-RPC message with "
+                      "'Content-Type: application/json'");
+    return false;
+  }
+  return true;
+}
+
+void HttpConnection::handle_request() {
+  const auto& r = parser_->get();
   if (r.method() == bhttp::verb::post) return handle_post();
   if (r.method() == bhttp::verb::delete_) return handle_delete();
   // No server-initiated stream: every message to the client rides a POST's answer.
@@ -233,12 +276,6 @@ std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
     }
     std::string id;
     auto protocol = shared_->sessions.create(shared_->api, shared_->pending, id);
-    if (!protocol) {
-      respond_rpc_error(503, id_of(message), rpc::kInternalError,
-                        "Service Unavailable: too many open MCP sessions (" +
-                            std::to_string(config_.max_sessions) + "); DELETE unused ones");
-      return nullptr;
-    }
     new_session_id_ = id;
     return protocol;
   }

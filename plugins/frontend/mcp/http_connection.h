@@ -1,5 +1,6 @@
 // One client connection of the streamable HTTP transport. Reads one request at a time under
-// the size limits and a deadline, answers POST (JSON-RPC in; a JSON answer, or an SSE stream
+// the size limits and a deadline (the head first: refusals, a missing key included, never
+// read the body), answers POST (JSON-RPC in; a JSON answer, or an SSE stream
 // when notifications precede the answer; 202 for notifications and responses), DELETE (ends a
 // session) and refuses GET (no server-initiated stream). Keeps the connection alive between
 // requests and abandons its generation the moment the client goes away.
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "http_shared.h"
+#include "listener.h"
 #include "reply.h"
 #include "wire.h"
 
@@ -28,7 +30,8 @@ namespace zen::mcp_server {
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared);
+  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared,
+                 frontend::ConnectionTicket ticket);
 
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   void start();     // on the strand
@@ -42,10 +45,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   using Reply = zen::http::Reply;
 
   void read_request();
+  void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
   void watch();
   void on_watch(boost::system::error_code ec, size_t n);
 
+  // The checks of the head (Host, Origin, path, OPTIONS, key, content type), before any body
+  // byte is read; false when it answered (refused, or a preflight).
+  bool admit();
   void handle_request();
   void handle_post();
   void handle_delete();
@@ -68,6 +75,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void close();
 
   boost::asio::ip::tcp::socket socket_;
+  frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer deadline_;
   uint64_t deadline_gen_ = 0;
   std::shared_ptr<HttpShared> shared_;

@@ -5,6 +5,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,20 +28,31 @@ class PostGate {
   bool open_ = true;
 };
 
+// The open handshake sessions. Never a lock-out: a session unused for `idle_timeout` is
+// ended, and when the table is full a new session ends the least recently used one (its
+// client gets 404 and, as the protocol requires, opens a new session).
 class SessionTable {
  public:
-  explicit SessionTable(uint32_t capacity) : capacity_(capacity) {}
-  // A new session under a fresh random id; nullptr when the table is full.
+  SessionTable(uint32_t capacity, std::chrono::milliseconds idle_timeout)
+      : capacity_(capacity), idle_timeout_(idle_timeout) {}
+  // A new session under a fresh random id.
   std::shared_ptr<Protocol> create(EngineApi api, std::shared_ptr<PendingRequests> pending,
                                    std::string& id);
-  std::shared_ptr<Protocol> find(const std::string& id) const;
+  std::shared_ptr<Protocol> find(const std::string& id);  // and marks it used now
   bool end(const std::string& id);  // DELETE: false when unknown; cancels its generations
   void end_all();
 
  private:
-  mutable std::mutex mutex_;
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    std::shared_ptr<Protocol> protocol;
+    Clock::time_point last_used;
+  };
+
+  std::mutex mutex_;
   uint32_t capacity_;
-  std::map<std::string, std::shared_ptr<Protocol>> sessions_;
+  std::chrono::milliseconds idle_timeout_;
+  std::map<std::string, Entry> sessions_;
 };
 
 struct HttpShared {
@@ -49,7 +61,8 @@ struct HttpShared {
         api(a),
         pending(std::make_shared<PendingRequests>()),
         stateless(std::make_shared<Protocol>(api, pending)),
-        sessions(config.max_sessions),
+        sessions(config.max_sessions, std::chrono::milliseconds(static_cast<int64_t>(
+                                          config.session_idle_timeout_s * 1000.0))),
         gate(std::make_shared<PostGate>()) {}
   McpConfig config;
   EngineApi api;
@@ -57,6 +70,7 @@ struct HttpShared {
   std::shared_ptr<Protocol> stateless;  // 2026-07-28 requests carry everything they need
   SessionTable sessions;
   std::shared_ptr<PostGate> gate;
+  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
 };
 
 }  // namespace zen::mcp_server

@@ -16,7 +16,9 @@ constexpr auto kDrainTimeout = std::chrono::seconds(10);
 
 HttpTransport::HttpTransport(McpConfig config, EngineApi api)
     : shared_(std::make_shared<HttpShared>(std::move(config), api)),
-      listener_(shared_->config.host, shared_->config.port, "mcp") {}
+      listener_(shared_->config.host, shared_->config.port, "mcp") {
+  shared_->loopback = listener_.loopback();
+}
 
 HttpTransport::~HttpTransport() { stop(); }
 
@@ -25,11 +27,15 @@ std::string HttpTransport::url() const {
 }
 
 void HttpTransport::start() {
-  listener_.start(shared_->config.io_threads, [this](boost::asio::ip::tcp::socket socket) {
-    auto connection = std::make_shared<HttpConnection>(std::move(socket), shared_);
-    connections_.add(connection);
-    boost::asio::dispatch(connection->executor(), [connection] { connection->start(); });
-  });
+  listener_.warn_if_exposed(shared_->config.api_key.has_value());
+  listener_.start(
+      shared_->config.io_threads, shared_->config.max_connections,
+      [this](boost::asio::ip::tcp::socket socket, frontend::ConnectionTicket ticket) {
+        auto connection =
+            std::make_shared<HttpConnection>(std::move(socket), shared_, std::move(ticket));
+        connections_.add(connection);
+        boost::asio::dispatch(connection->executor(), [connection] { connection->start(); });
+      });
 }
 
 void HttpTransport::stop() {

@@ -43,8 +43,12 @@ McpConfig parse_mcp_config(const std::string& json_text) {
       c.idle_timeout_s = section.seconds(v, key);
     } else if (key == "io_threads") {
       c.io_threads = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 64));
+    } else if (key == "max_connections") {
+      c.max_connections = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 1u << 20));
     } else if (key == "max_sessions") {
       c.max_sessions = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 1u << 20));
+    } else if (key == "session_idle_timeout_s") {
+      c.session_idle_timeout_s = section.seconds(v, key);
     } else if (key == "output_fd") {
       c.output_fd = static_cast<int>(section.unsigned_in(v, key, 1, 1u << 20));
     } else {
@@ -52,7 +56,7 @@ McpConfig parse_mcp_config(const std::string& json_text) {
           key,
           "transport, host, port, path, api_key, allowed_origins, "
           "max_body_bytes, max_header_bytes, request_timeout_s, idle_timeout_s, io_threads, "
-          "max_sessions, output_fd");
+          "max_connections, max_sessions, session_idle_timeout_s, output_fd");
     }
   }
   return c;

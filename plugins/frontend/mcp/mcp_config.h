@@ -24,7 +24,9 @@ struct McpConfig {
   double request_timeout_s = 30;  // the whole request (head and body)
   double idle_timeout_s = 300;    // keep-alive wait; also a stalled write
   uint32_t io_threads = 2;
-  uint32_t max_sessions = 1024;
+  uint32_t max_connections = 256;        // open at once; one more is 503 and closed
+  uint32_t max_sessions = 1024;          // beyond: the least recently used session is ended
+  double session_idle_timeout_s = 3600;  // a session unused this long is ended
   // stdio: the descriptor protocol messages are written to (the host may hand over a
   // duplicate of the real stdout after pointing fd 1 at stderr, so stray prints cannot
   // corrupt the stream).

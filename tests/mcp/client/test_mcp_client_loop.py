@@ -81,14 +81,14 @@ def serve_env(tmp_path_factory):
 
 
 def stdio_entry(forecast, call_log):
-    return {"command": sys.executable, "args": [str(WEATHER_SERVER)],
+    return {"command": sys.executable, "args": [str(WEATHER_SERVER)], "models": [MODEL],
             "env": {"WEATHER_FORECAST": forecast, "WEATHER_CALL_LOG": str(call_log)}}
 
 
-def start_serve(directory, servers, env, **settings):
+def start_serve(directory, servers, env, models=("-m", MODEL_FILE), **settings):
     config = directory / "mcp.json"
     config.write_text(json.dumps({"mcpServers": servers, **settings}))
-    return ZenServer(["-m", MODEL_FILE, "--threads", "1", "--mcp-config", config], env=env)
+    return ZenServer([*models, "--threads", "1", "--mcp-config", config], env=env)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,8 @@ def sun_over_http(serve_env, tmp_path_factory):
         env=dict(os.environ, WEATHER_FORECAST="sun", WEATHER_CALL_LOG=str(call_log)))
     try:
         port = _announced_port(weather)
-        server = start_serve(directory, {"weather": {"url": f"http://127.0.0.1:{port}/mcp"}},
+        server = start_serve(directory, {"weather": {"url": f"http://127.0.0.1:{port}/mcp",
+                                             "models": ["*"]}},
                              serve_env)
         yield McpSetup(server, call_log)
         assert server.stop() == 0, "\n".join(server.lines)
@@ -265,6 +266,22 @@ def test_a_client_that_goes_away_cancels_the_tool_call(rain):
         model=MODEL, messages=ROME, temperature=0).choices[0].message.content == RAIN_ANSWER
 
 
+def test_a_client_that_sends_one_byte_more_and_leaves_still_cancels(rain):
+    """Bytes after the request (a stray CRLF, the start of a pipelined one) used to stop the
+    server watching the socket: a non-streamed answer, which writes nothing until it is done,
+    then ran its 30 s tool call for nobody."""
+    calls_before, start = len(rain.calls()), len(rain.server.lines)
+    body = json.dumps({"model": MODEL, "messages": [
+        {"role": "user", "content": "Now wait for the weather."}]}).encode()
+    with rain.server.connect() as s:
+        s.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                  .encode() + body + b"\r\n")
+        rain.wait_for_call({"tool": "slow", "arguments": {"seconds": 30}}, start=calls_before)
+    rain.server.wait_for_log(r"cancelled: during MCP tool calls", start=start, timeout=10)
+    rain.wait_for_call({"tool": "slow", "cancelled": True}, start=calls_before, timeout=10)
+
+
 # ---- streamable HTTP ----------------------------------------------------------------------
 
 
@@ -284,6 +301,42 @@ def test_over_http_the_sun_forecast_gives_the_other_answer(sun_over_http):
             tool_deltas += len(c.delta.tool_calls or [])
             finishes += [c.finish_reason] if c.finish_reason else []
     assert (text, tool_deltas, finishes) == (SUN_ANSWER, 0, ["stop"])
+
+
+# ---- which models get the tools --------------------------------------------------------------
+
+
+def test_only_the_models_the_config_names_get_the_servers_tools(serve_env, tmp_path):
+    """The same scripted model served twice: "scripted" is named in the weather server's
+    "models", "guest" is not. The guest's request carries no MCP tool and runs none: the
+    model's call to weather__get_weather comes back to the client as an ordinary tool call."""
+    call_log = tmp_path / "calls.jsonl"
+    server = start_serve(tmp_path, {"weather": stdio_entry("rain", call_log)}, serve_env,
+                         models=("-m", MODEL_FILE, "--alias", MODEL, "-m", MODEL_FILE,
+                                 "--alias", "guest"))
+    try:
+        setup = McpSetup(server, call_log)
+        server.wait_for_log(r"mcp server 'weather' ready: .*for model 'scripted'")
+        r = setup.client.chat.completions.create(model="guest", messages=ROME, temperature=0)
+        assert r.choices[0].message.content != RAIN_ANSWER
+        calls = r.choices[0].message.tool_calls or []
+        assert [c.function.name for c in calls] in ([], ["weather__get_weather"])
+        assert setup.calls() == []  # the MCP server ran nothing for the guest
+        r = setup.client.chat.completions.create(model=MODEL, messages=ROME, temperature=0)
+        assert r.choices[0].message.content == RAIN_ANSWER
+        assert setup.calls() == [{"tool": "get_weather", "arguments": {"city": "Rome"}}]
+    finally:
+        assert server.stop() == 0, "\n".join(server.lines)
+
+
+def test_a_server_entry_without_models_is_a_startup_error(serve_env, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"weather": {"command": sys.executable}}}))
+    proc = subprocess.run([os.environ["ZEN_ENGINE"], "serve", "-m", MODEL_FILE, "--port", "0",
+                           "--mcp-config", config], env=serve_env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "'mcpServers.weather.models' is missing" in proc.stderr, proc.stderr
 
 
 # ---- failures -----------------------------------------------------------------------------

@@ -24,9 +24,9 @@ TEST(McpConfig, ReadsEveryFieldInFileOrder) {
   Config c = parse_config(R"({
     "mcpServers": {
       "zeta": {"command": "python3", "args": ["a.py", "--x"], "env": {"K": "V"},
-               "cwd": "/tmp", "tools": ["get_weather"]},
+               "cwd": "/tmp", "tools": ["get_weather"], "models": ["tiny", "other"]},
       "alpha": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer x"},
-                "tools": ["*"]}
+                "tools": ["*"], "models": ["*"]}
     },
     "max_rounds": 2, "call_timeout_s": 1.5, "max_concurrent_calls": 3, "connect_timeout_s": 7
   })",
@@ -41,12 +41,16 @@ TEST(McpConfig, ReadsEveryFieldInFileOrder) {
   EXPECT_EQ(zeta.cwd, std::filesystem::path("/tmp"));
   EXPECT_TRUE(zeta.allows("get_weather"));
   EXPECT_FALSE(zeta.allows("add"));
+  EXPECT_TRUE(zeta.offered_to("tiny"));
+  EXPECT_TRUE(zeta.offered_to("other"));
+  EXPECT_FALSE(zeta.offered_to("tin"));
   const ServerConfig& alpha = c.servers[1];
   EXPECT_EQ(alpha.name, "alpha");
   EXPECT_FALSE(alpha.is_stdio());
   EXPECT_EQ(alpha.url, "http://127.0.0.1:8000/mcp");
   EXPECT_EQ(alpha.headers.at("Authorization"), "Bearer x");
   EXPECT_TRUE(alpha.allows("anything"));  // "*"
+  EXPECT_TRUE(alpha.offered_to("any-model"));
   EXPECT_EQ(c.max_rounds, 2);
   EXPECT_EQ(c.call_timeout, std::chrono::milliseconds(1500));
   EXPECT_EQ(c.max_concurrent_calls, 3);
@@ -93,6 +97,11 @@ TEST(McpConfig, EachBadKeyIsNamed) {
       {R"({"mcpServers": {"w": {"command": "x", "tools": []}}})", "'mcpServers.w.tools' is empty"},
       {R"({"mcpServers": {"w": {"command": "x", "tools": [2]}}})",
        "'mcpServers.w.tools[0]' must be a string"},
+      {R"({"mcpServers": {"w": {"command": "x"}}})", "'mcpServers.w.models' is missing"},
+      {R"({"mcpServers": {"w": {"command": "x", "models": []}}})",
+       "'mcpServers.w.models' is empty"},
+      {R"({"mcpServers": {"w": {"url": "http://h/", "models": "tiny"}}})",
+       "'mcpServers.w.models' must be an array of strings"},
       {R"({"mcpServers": {"a__b": {"command": "x"}}})",
        "'mcpServers.a__b' is not a valid server name"},
       {R"({"mcpServers": {"a b": {"command": "x"}}})",

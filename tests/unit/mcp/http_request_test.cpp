@@ -49,7 +49,7 @@ class HttpRequest : public ::testing::Test {
               ("zen-http-request-test-" + std::to_string(::getpid()) + ".py");
     std::ofstream(script_) << kServer;
     server_ = std::make_unique<mcp::ChildProcess>(
-        mcp::ChildSpec{"python3", {script_.string()}, {}, std::nullopt});
+        mcp::ChildSpec{"python3", {script_.string()}, {}, std::nullopt, {}});
     std::string port;
     char c;
     pollfd fd{server_->stderr_fd(), POLLIN, 0};

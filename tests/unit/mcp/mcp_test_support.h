@@ -126,7 +126,8 @@ class HttpWeatherServer {
     ChildSpec spec{"python3",
                    {weather_server(), "--http", std::to_string(port)},
                    std::move(env),
-                   std::nullopt};
+                   std::nullopt,
+                   {}};
     spec.args.insert(spec.args.end(), extra_args.begin(), extra_args.end());
     child_ = std::make_unique<ChildProcess>(spec);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

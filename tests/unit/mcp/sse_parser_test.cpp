@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mcp/sse_parser.h"
@@ -9,7 +11,7 @@ namespace {
 
 std::vector<SseEvent> parse_in_pieces(const std::string& stream, size_t piece) {
   std::vector<SseEvent> events;
-  SseParser parser([&](const SseEvent& e) { events.push_back(e); });
+  SseParser parser([&](const SseEvent& e) { events.push_back(e); }, 1 << 20);
   for (size_t at = 0; at < stream.size(); at += piece)
     parser.feed(std::string_view(stream).substr(at, piece));
   return events;
@@ -44,6 +46,20 @@ TEST(SseParser, EventTypeIsKept) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, "ping");
   EXPECT_EQ(events[0].data, "x");
+}
+
+// A peer that sends one endless line, or one endless event of many data lines, is stopped at
+// the limit instead of growing the buffer without end.
+TEST(SseParser, AnEndlessLineOrEventIsRefusedAtTheLimit) {
+  std::vector<SseEvent> events;
+  SseParser line_parser([&](const SseEvent& e) { events.push_back(e); }, 100);
+  EXPECT_NO_THROW(line_parser.feed("data: " + std::string(90, 'x') + "\n\n"));
+  EXPECT_THROW(line_parser.feed("data: " + std::string(200, 'x')), std::length_error);
+  SseParser event_parser([&](const SseEvent& e) { events.push_back(e); }, 100);
+  std::string many_lines;
+  for (int i = 0; i < 20; ++i) many_lines += "data: 0123456789\n";
+  EXPECT_THROW(event_parser.feed(many_lines), std::length_error);
+  EXPECT_EQ(events.size(), 1u);  // only the event within the limit
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ class HttpHub : public ::testing::Test {
 
   std::filesystem::path config_file(const std::string& server_extra,
                                     const std::string& top_extra = "") {
-    std::string text = R"({"mcpServers": {"remote": {"url": ")" + server_->url() + "\"" +
-                       server_extra + "}}" + top_extra + "}";
+    std::string text = R"({"mcpServers": {"remote": {"models": ["*"], "url": ")" + server_->url() +
+                       "\"" + server_extra + "}}" + top_extra + "}";
     auto file = dir_.path() / "mcp.json";
     std::ofstream(file) << text;
     return file;
@@ -155,7 +155,7 @@ TEST_F(HttpHub, AServerThatForgotTheSessionIsReconnected) {
 
 TEST_F(HttpHub, AnUnreachableServerIsLeftOut) {
   int port = unused_port();
-  std::string text = R"({"mcpServers": {"gone": {"url": "http://127.0.0.1:)" +
+  std::string text = R"({"mcpServers": {"gone": {"models": ["*"], "url": "http://127.0.0.1:)" +
                      std::to_string(port) + R"(/mcp"}}, "connect_timeout_s": 5})";
   auto file = dir_.path() / "gone.json";
   std::ofstream(file) << text;

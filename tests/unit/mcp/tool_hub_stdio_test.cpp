@@ -20,6 +20,7 @@ class StdioHub : public ::testing::Test {
   Config config(const std::string& server_extra = "", const std::string& top_extra = "") {
     json weather = {
         {"command", "python3"},
+        {"models", {"*"}},
         {"args", {weather_server()}},
         {"env", {{"WEATHER_FORECAST", "sunny spells"}, {"WEATHER_CALL_LOG", call_log().string()}}}};
     std::string text = R"({"mcpServers": {"weather": )" + weather.dump();
@@ -40,8 +41,9 @@ class StdioHub : public ::testing::Test {
 
 TEST_F(StdioHub, OffersTheServersToolsWithTheirSchemas) {
   auto file = dir_.path() / "file.json";
-  std::ofstream(file) << R"({"mcpServers": {"weather": {"command": "python3", "args": [")"
-                      << weather_server() << R"("]}}})";
+  std::ofstream(file)
+      << R"({"mcpServers": {"weather": {"models": ["*"], "command": "python3", "args": [")"
+      << weather_server() << R"("]}}})";
   auto hub = ToolHub::start(file, log_.fn());  // the entry point serve uses
   json tools = hub->openai_tools();
   // The order the server lists them in (the order weather_server.py defines them).

@@ -1,0 +1,207 @@
+"""Denial of service against the real server (zen-engine serve + http and mcp frontends + tiny
+qwen3 model), with raw sockets: what one client can do must not take the server away from the
+others, and settings that cannot work are refused at start with a clear error."""
+import json
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import (ZenServer, clean_env, engine_path, http_request, model_id, read_until_quiet,
+                      status_of)
+
+
+@pytest.fixture(scope="module")
+def server(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--threads", "1"])
+    yield s
+    s.stop()
+
+
+def chat_request(server, body):
+    data = json.dumps(body).encode()
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
+    return head.encode() + data
+
+
+# ---- pipelining -------------------------------------------------------------------------------
+
+def test_pipelining_still_answers_in_order(server):
+    """The server reads ahead while it answers (to see a client leave even when bytes of a
+    next request arrived: tests/mcp/client/test_mcp_client_loop.py); the pipelined requests
+    are still answered, in order."""
+    short = {"model": model_id(server), "max_tokens": 1,
+             "messages": [{"role": "user", "content": "Tell me about ships."}]}
+    with server.connect() as s:
+        s.sendall(chat_request(server, short) + chat_request(server, short))
+        raw = read_until_quiet(s, timeout=30, quiet=2)
+    assert raw.count(b"HTTP/1.1 200 OK") == 2, raw[:300]
+
+
+# ---- settings that cannot work -------------------------------------------------------------
+
+def test_queue_0_is_refused_at_start(tiny_model, tmp_path):
+    proc = subprocess.run([engine_path(), "serve", "-m", tiny_model, "--port", "0", "--queue",
+                           "0"], capture_output=True, text=True, timeout=60, env=clean_env())
+    assert proc.returncode != 0
+    assert "--queue must be at least 1" in proc.stderr, proc.stderr
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"serve": {"queue": 0}}))
+    proc = subprocess.run([engine_path(), "--config", config, "serve", "-m", tiny_model,
+                           "--port", "0"], capture_output=True, text=True, timeout=60,
+                          env=clean_env())
+    assert proc.returncode != 0
+    assert "'serve.queue' must be at least 1" in proc.stderr, proc.stderr
+
+
+# ---- /ready with a model that failed ---------------------------------------------------------
+
+def test_ready_once_loading_is_over_even_when_one_model_failed(tiny_model, tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF but not really")
+    s = ZenServer(["-m", tiny_model, "-m", broken, "--threads", "1"], ready_timeout=60)
+    try:
+        status, _, raw = http_request(s, "GET", "/ready")
+        assert status == 200, raw
+        models = {m["id"]: m for m in json.loads(raw)["models"]}
+        assert models["qwen3"]["state"] == "ready"
+        assert models["broken"]["state"] == "failed" and models["broken"]["error"]
+        status, _, raw = http_request(s, "POST", "/v1/chat/completions", {
+            "model": "broken", "messages": [{"role": "user", "content": "Hi"}]})
+        assert status == 503 and json.loads(raw)["error"]["code"] == "model_failed"
+        status, _, raw = http_request(s, "POST", "/v1/chat/completions", {
+            "model": "qwen3", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]})
+        assert status == 200, raw
+    finally:
+        s.stop()
+
+
+# ---- connections ---------------------------------------------------------------------------
+
+def test_connections_beyond_the_cap_get_503_and_the_others_keep_being_served(tiny_model):
+    s = ZenServer(["-m", tiny_model, "--threads", "1"], http_config={"max_connections": 4})
+    held = []
+    try:
+        held = [s.connect() for _ in range(4)]  # idle: they send nothing
+        time.sleep(0.3)
+        with s.connect() as extra:
+            raw = read_until_quiet(extra, timeout=5)
+        assert status_of(raw) == 503, raw
+        assert b"too_many_connections" in raw and b"Retry-After: 1" in raw
+        held.pop().close()
+        time.sleep(0.3)  # the server sees the close and frees the place
+        assert http_request(s, "GET", "/health")[0] == 200
+    finally:
+        for c in held:
+            c.close()
+        s.stop()
+
+
+# ---- the MCP port ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def keyed_mcp(tiny_model, tmp_path_factory):
+    config = tmp_path_factory.mktemp("mcp") / "config.json"
+    config.write_text(json.dumps({"frontend": {"mcp": {"max_sessions": 4}}}))
+    s = ZenServer(["-m", tiny_model, "--threads", "1", "--mcp-port", "0", "--api-key", "sesame"],
+                  env=clean_env(ZEN_CONFIG=str(config)))
+    line = s.wait_for_log(r"serving on http://\S+/mcp")
+    s.mcp_port = int(line.rsplit(":", 1)[1].split("/")[0])
+    yield s
+    s.stop()
+
+
+def mcp_head(server, length, key=None):
+    auth = f"Authorization: Bearer {key}\r\n" if key else ""
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.mcp_port}\r\n"
+            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"{auth}Content-Length: {length}\r\n\r\n").encode()
+
+
+def test_mcp_port_refuses_a_missing_key_before_reading_the_body(keyed_mcp):
+    with socket.create_connection(("127.0.0.1", keyed_mcp.mcp_port), timeout=10) as s:
+        s.sendall(mcp_head(keyed_mcp, 3_000_000))  # a body that never comes
+        begun = time.monotonic()
+        raw = read_until_quiet(s, timeout=5)
+    assert status_of(raw) == 401, raw
+    assert time.monotonic() - begun < 3
+
+
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"}}}).encode()
+
+
+def mcp_initialize(server):
+    with socket.create_connection(("127.0.0.1", server.mcp_port), timeout=10) as s:
+        s.sendall(mcp_head(server, len(INITIALIZE), key="sesame") + INITIALIZE)
+        raw = read_until_quiet(s, timeout=10)
+    session = [line.split(b":", 1)[1].strip().decode() for line in raw.split(b"\r\n")
+               if line.lower().startswith(b"mcp-session-id:")]
+    return status_of(raw), session[0] if session else None
+
+
+def test_mcp_sessions_never_lock_new_clients_out(keyed_mcp):
+    """max_sessions is 4 here (1024 by default): more initialize calls end the least recently
+    used sessions instead of refusing everyone after."""
+    opened = []
+    for _ in range(10):
+        status, session = mcp_initialize(keyed_mcp)
+        assert status == 200 and session
+        opened.append(session)
+    assert len(set(opened)) == 10
+
+    # The oldest were ended: their client gets 404 and, as the protocol says, starts again.
+    ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}).encode()
+    with socket.create_connection(("127.0.0.1", keyed_mcp.mcp_port), timeout=10) as s:
+        head = mcp_head(keyed_mcp, len(ping), key="sesame")
+        s.sendall(head[:-2] + f"Mcp-Session-Id: {opened[0]}\r\n\r\n".encode() + ping)
+        assert status_of(read_until_quiet(s, timeout=10)) == 404
+
+
+# ---- huge prompts ------------------------------------------------------------------------------
+
+def test_a_huge_prompt_is_prepared_off_the_io_thread(tiny_model):
+    """An 8 MiB prompt takes the chat template and the tokenizer most of a second or more. With
+    one I/O thread, a /health sent meanwhile used to wait for all of it; now the longest wait of
+    the /health requests sent while the prompt is handled is a fraction of its time (the I/O
+    thread still reads and checks the JSON body). The big request ends 400
+    context_length_exceeded: the tiny model has 256 tokens of context."""
+    s = ZenServer(["-m", tiny_model, "--threads", "1"], http_config={"io_threads": 1})
+    try:
+        words = "ships and harbours " * 420_000  # 7.98 MB
+        body = json.dumps({"model": model_id(s), "max_tokens": 1,
+                           "messages": [{"role": "user", "content": words}]}).encode()
+        result = {}
+
+        def big():
+            with s.connect(timeout=120) as c:
+                begun = time.monotonic()
+                c.sendall(chat_request_bytes(s, body))
+                raw = read_until_quiet(c, timeout=120, quiet=30)
+                result["took"] = time.monotonic() - begun
+                result["status"] = status_of(raw)
+
+        t = threading.Thread(target=big)
+        t.start()
+        waits = []
+        while t.is_alive():
+            sent = time.monotonic()
+            assert http_request(s, "GET", "/health", timeout=60)[0] == 200
+            waits.append(time.monotonic() - sent)
+            time.sleep(0.02)
+        t.join()
+        assert result["status"] == 400
+        assert max(waits) < 0.5 * result["took"], (max(waits), result["took"])
+    finally:
+        s.stop()
+
+
+def chat_request_bytes(server, data):
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+            "Connection: close\r\n\r\n")
+    return head.encode() + data
