@@ -673,6 +673,15 @@ bool rec_norm_mul(VulkanDevice& dev, const zen_graph& g, const zen_tensor& norm,
       w->ne[0] != norm.ne[0] || w->ne[1] != 1 || w->ne[2] != 1 || w->ne[3] != 1 ||
       !supports_node(dev, g, norm) || !supports_node(dev, g, mul))
     return false;
+  // The memory plan may give the product the input's bytes (the input dies at the norm):
+  // element for element in place is safe (a row's workgroup reads it whole before writing),
+  // shifted is not (other workgroups still read it).
+  if (mul.buffer == x->buffer && mul.offset < x->offset + extent(*x) &&
+      x->offset < mul.offset + extent(mul)) {
+    if (mul.offset != x->offset) return false;
+    for (int d = 0; d < ZEN_MAX_DIMS; ++d)
+      if (mul.nb[d] != x->nb[d]) return false;
+  }
   const uint32_t mode = norm.op == ZEN_OP_RMS_NORM ? 0u : 1u;
   const Binding ba = dev.bind(*x, extent(*x)), bd = dev.bind(norm, extent(norm)),
                 bw = dev.bind(*w, extent(*w)), bp = dev.bind(mul, extent(mul));
