@@ -301,14 +301,4 @@ void OpenClDevice::blocking(cl_int err, const char* call) {
   ++counters_.host_waits;
 }
 
-void* OpenClDevice::get_proc(const char* name) {
-  if (std::string_view(name) != ZEN_DEVICE_COUNTERS_PROC) return nullptr;
-  return reinterpret_cast<void*>(
-      static_cast<zen_device_counters_fn>([](zen_device* d, zen_device_counters* out) {
-        if (!d || !out) return ZEN_ERR_INVALID_ARG;
-        const auto* dev = static_cast<const OpenClDevice*>(reinterpret_cast<zen::Device*>(d));
-        return zen::copy_counters(dev->counters(), out);
-      }));
-}
-
 }  // namespace zen_opencl

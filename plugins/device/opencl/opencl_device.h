@@ -57,8 +57,7 @@ class OpenClDevice final : public zen::Device {
   void download(zen_buffer* buf, uint64_t off, void* dst, uint64_t bytes) override;
   void compute(const zen_graph& g) override;
   void synchronize() override;
-  void* get_proc(const char* name) override;
-  const zen_device_counters& counters() const { return counters_; }
+  const zen_device_counters* counters() const override { return &counters_; }
 
  private:
   void release();

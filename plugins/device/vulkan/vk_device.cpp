@@ -581,7 +581,7 @@ std::pair<Binding, bool> VulkanDevice::quantized_scratch(const std::vector<uint6
                                                          uint64_t bytes) {
   const bool held = scratch_ && scratch_->size >= bytes && !quant_key_.empty() && quant_key_ == key;
   const Binding b = scratch(bytes);  // may grow (and forget) first
-  return {b, held && !quant_key_.empty()};
+  return {b, held};
 }
 
 void VulkanDevice::remember_quantized(const Binding& src, std::vector<uint64_t> key) {
@@ -782,16 +782,6 @@ void VulkanDevice::compute(const zen_graph& g) {
   readback_valid_ = !r->readbacks.empty();
   counters_.dispatches += r->dispatches;
   counters_.barriers += r->barriers;
-}
-
-void* VulkanDevice::get_proc(const char* name) {
-  if (std::string_view(name) != ZEN_DEVICE_COUNTERS_PROC) return nullptr;
-  return reinterpret_cast<void*>(
-      static_cast<zen_device_counters_fn>([](zen_device* d, zen_device_counters* out) {
-        if (!d || !out) return ZEN_ERR_INVALID_ARG;
-        const auto* dev = static_cast<const VulkanDevice*>(reinterpret_cast<zen::Device*>(d));
-        return zen::copy_counters(dev->counters(), out);
-      }));
 }
 
 }  // namespace zen_vk

@@ -36,6 +36,9 @@ class Device {
   // Optional: wrap host memory without copying; return nullptr when unsupported.
   virtual zen_buffer* wrap_host(void* /*ptr*/, uint64_t /*bytes*/) { return nullptr; }
   virtual void* get_proc(const char* /*name*/) { return nullptr; }
+  // Optional: what the device has done (zen/device_counters.h); device_table() answers the
+  // "zen_device_counters" extension from it, so devices only keep the counts.
+  virtual const zen_device_counters* counters() const { return nullptr; }
 
   std::string last_error;
 };
@@ -137,7 +140,16 @@ zen_device_v1 device_table() {
     });
   };
   t.last_error = [](zen_device* d) { return as_device(d)->last_error.c_str(); };
-  t.get_proc = [](zen_device* d, const char* name) { return as_device(d)->get_proc(name); };
+  t.get_proc = [](zen_device* d, const char* name) -> void* {
+    if (name && std::strcmp(name, ZEN_DEVICE_COUNTERS_PROC) == 0 && as_device(d)->counters()) {
+      zen_device_counters_fn fn = [](zen_device* dev, zen_device_counters* out) {
+        const zen_device_counters* c = dev ? as_device(dev)->counters() : nullptr;
+        return c ? copy_counters(*c, out) : ZEN_ERR_INVALID_ARG;
+      };
+      return reinterpret_cast<void*>(fn);
+    }
+    return as_device(d)->get_proc(name);
+  };
   return t;
 }
 
