@@ -490,11 +490,13 @@ TEST_P(Matmul, BatchBroadcast) {
 // with and without a tail of the 4-column kernels, outlier activations. Shapes whose K is not
 // a whole number of the type's blocks do not exist in a model and are left out.
 // The column counts straddle where each type's packed GEMM takes over (8 to 64 columns on the
-// CPU device's AVX2 builds) and leave 1, 2 or 3 columns for the kernels' tails on both sides.
+// CPU device's AVX2 builds) and leave 1, 2 or 3 columns for the kernels' tails on both sides,
+// and 5, 6 or 7 for the last call of the AVX-512 build's 8-column kernels.
 TEST_P(Matmul, PrefillModelShapes) {
   constexpr std::array<int64_t, 3> kShapes[] = {{640, 262, 8},   {640, 1000, 13}, {1024, 262, 9},
                                                 {1024, 1000, 8}, {2048, 262, 13}, {2048, 70, 64},
-                                                {2048, 70, 18},  {640, 70, 25},   {1024, 262, 67}};
+                                                {2048, 70, 18},  {640, 70, 25},   {1024, 262, 67},
+                                                {1024, 70, 22},  {640, 262, 15}};
   each_type([&](const TypeInfo& t) {
     for (const auto& [K, M, N] : kShapes)
       if (K % t.blck == 0) check(t, K, M, N, {1, 1}, {1, 1}, Acts::Residual);

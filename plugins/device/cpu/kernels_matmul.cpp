@@ -11,8 +11,9 @@
 //
 // Packed GEMM (matmul/gemm.h; the common quantized types on AVX2): with enough columns, each
 // thread repacks its tile's weight rows into panels of 8 rows once, in its share of the
-// scratch, and runs 8-row x 4-column microkernels over every column of the tile; consecutive
-// tiles of a thread share their rows, so the rows are packed once per thread, not per tile.
+// scratch, and runs 8-row x 4-column microkernels (8 columns with AVX-512 VNNI) over every
+// column of the tile; consecutive tiles of a thread share their rows, so the rows are packed
+// once per thread, not per tile.
 //
 // Reference path (float weights with strided rows, or no scratch): each output is one dot
 // product accumulated in double (products of floats are exact in double).
@@ -150,12 +151,12 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, 
     pn.m0 = m0;
     pn.m1 = m1;
   }
-  alignas(32) float r[mm::kGemmCols * mm::kPanelRows];
+  alignas(32) float r[mm::kMaxGemmCols * mm::kPanelRows];
   for (int64_t p = 0; p < np; ++p) {
     const int64_t r0 = m0 + p * mm::kPanelRows;
     const int rows = panel_rows(p);
-    for (int64_t c = 0; c < n; c += mm::kGemmCols) {
-      const int nc = static_cast<int>(std::min<int64_t>(mm::kGemmCols, n - c));
+    for (int64_t c = 0; c < n; c += g.cols) {
+      const int nc = static_cast<int>(std::min<int64_t>(g.cols, n - c));
       g.kernel(K, pn.buf + p * pb, act + c, nc, r);
       for (int j = 0; j < nc; ++j)
         for (int i = 0; i < rows; ++i) *out(r0 + i, c + j) = r[mm::kPanelRows * j + i];
@@ -167,7 +168,8 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, 
 template <class Out>
 void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0,
           int64_t m1, const void* const* act, int64_t n, Out out) {
-  if (pn.type && n >= mm::kGemmCols) return tile_packed(pn, K, w, wrow, m0, m1, act, n, out);
+  // A tile of 1-3 columns (a batch's tail) is cheaper through the dot products than packed.
+  if (pn.type && n >= 4) return tile_packed(pn, K, w, wrow, m0, m1, act, n, out);
   int64_t c = 0;
   if (wt.dot4) {
     // Two or three columns left (a batch of 2-3 decode rows): one 4-column pass with the last

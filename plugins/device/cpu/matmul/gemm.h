@@ -18,8 +18,8 @@
 
 namespace ZEN_CPU_NS::mm {
 
-inline constexpr int kPanelRows = 8;  // weight rows per panel
-inline constexpr int kGemmCols = 4;   // activation columns per kernel call, at most
+inline constexpr int kPanelRows = 8;    // weight rows per panel
+inline constexpr int kMaxGemmCols = 8;  // activation columns per kernel call, at most
 
 struct GemmType {
   // Bytes of one panel of k elements per row.
@@ -27,11 +27,15 @@ struct GemmType {
   // Packs rows w[0 .. rows) (rows <= 8, wrow bytes apart; k elements each) into one panel;
   // the missing rows are zeros.
   void (*pack)(int64_t k, const char* w, size_t wrow, int rows, void* panel);
-  // out[8 c + r] = (row r of the panel) . (activation row a[c]) for c < n (1..4), r < 8.
+  // out[8 c + r] = (row r of the panel) . (activation row a[c]) for c < n (1..cols), r < 8.
   void (*kernel)(int64_t k, const void* panel, const void* const* a, int n, float* out);
+  // Columns one kernel call serves (<= kMaxGemmCols): 4 with AVX2's 16 vector registers, 8
+  // with AVX-512's 32 (VNNI's one-instruction int8 products free the registers AVX2 spends
+  // on int16 partial sums).
+  int cols;
   // Fewest activation columns worth packing for: packing costs a pass over the weights that
-  // below this the dot products' 4-column passes beat (zen-bench-matmul's BD cases, AVX2: the
-  // K-quants' richer unpacking moves it up, Q6_K's most).
+  // below this the dot products' 4-column passes beat (measured per type and ISA with
+  // zen-bench-matmul's BD cases; the table in gemm_avx2.cpp says what).
   int64_t min_columns;
 };
 

@@ -1,5 +1,6 @@
-// AVX2 kernels of the packed GEMM (gemm.h), and the table of the types that have one. Each
-// call computes 8 rows x NC columns (NC <= 4) over the whole of k: per 4-element group, one
+// AVX2 kernels of the packed GEMM (gemm.h), their AVX-512 VNNI bodies, and the table of the
+// types that have one. Each call computes 8 rows x NC columns (NC <= 4; 8 with VNNI) over the
+// whole of k: per 4-element group, one
 // weight vector (8 rows x 4 quants) is loaded once and meets each column's broadcast group in
 // one maddubs. Unsigned quants below 16 (32, 64) allow 8 (4, 2) groups to add up in int16
 // before madd widens them: 2 * 15 * 127 * 8 = 30480 <= 32767, likewise 2 * 31 * 127 * 4 and
@@ -18,6 +19,12 @@
 #include "vec_dot.h"
 #endif
 
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define ZEN_GEMM_VNNI 1
+#else
+#define ZEN_GEMM_VNNI 0
+#endif
+
 namespace ZEN_CPU_NS::mm {
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -31,6 +38,87 @@ inline __m256i broadcast4(const void* p) {
   return _mm256_set1_epi32(v);
 }
 
+#if ZEN_GEMM_VNNI
+// AVX-512 VNNI bodies of the same kernels: vpdpbusd multiplies the unsigned weight bytes by
+// the signed activation bytes and adds each 4-byte group into an int32 lane in one
+// instruction, with the activation group broadcast straight from memory; AVX2 spends a
+// broadcast, a maddubs and an int16 add there, plus a madd per few groups. The integer sums
+// are the same exact integers, and the float steps are the AVX2 kernels' in the same order,
+// so both variants give identical results.
+template <int NC, int G, bool SIGNED>
+void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
+  const Panel32* p = static_cast<const Panel32*>(panel);
+  const act_q8* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    __m256i s32[NC];
+    for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; ++g) {
+      const __m256i w = load256(p->q[g]);
+      if constexpr (SIGNED) {  // Q8_0: |w| times the activations with w's sign
+        const __m256i aw = _mm256_sign_epi8(w, w);
+        for (int c = 0; c < NC; ++c)
+          s32[c] =
+              _mm256_dpbusd_epi32(s32[c], aw, _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * g), w));
+      } else {
+        for (int c = 0; c < NC; ++c)
+          s32[c] = _mm256_dpbusd_epi32(s32[c], w, broadcast4(y[c][b].qs + 4 * g));
+      }
+    }
+    const __m256 d = _mm256_loadu_ps(p->d);
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
+      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
+      if constexpr (!SIGNED)
+        acc[c] = _mm256_fmadd_ps(_mm256_loadu_ps(p->o), _mm256_set1_ps(y[c][b].s), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// Per 16-group h: its 4 groups into a fresh int32 sum per column, then times the group's
+// scale (the panel keeps it twice per lane as int16 for AVX2's madd; the arithmetic shift
+// takes the upper copy, sign-extended).
+template <int NC, int G>
+void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelK* p = static_cast<const PanelK*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    __m256i si[NC];
+    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {
+      const __m256i sc = _mm256_srai_epi32(load256(p->sc[h]), 16);
+      __m256i t[NC];
+      for (int c = 0; c < NC; ++c) t[c] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const int g = 4 * h + j;
+        const __m256i w = load256(p->q[g]);
+        for (int c = 0; c < NC; ++c)
+          t[c] = _mm256_dpbusd_epi32(t[c], w, broadcast4(y[c][b].qs + 4 * g));
+      }
+      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
+    for (int c = 0; c < NC; ++c) {
+      __m256i sm = _mm256_setzero_si256();
+      for (int i = 0; i < 8; ++i)
+        sm = _mm256_add_epi32(
+            sm, _mm256_madd_epi16(load256(p->bc[i]), broadcast4(y[c][b].bsums + 2 * i)));
+      const __m256 t =
+          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+#else
 // s16[c] = sum over groups g0 .. g0 + n - 1 of maddubs(weight group g of the panel, column c's
 // group g broadcast): int16 lanes; n is small enough not to saturate (see above).
 template <int NC>
@@ -124,7 +212,9 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 
-// n (1..4) columns through the kernel instantiated for exactly n.
+#endif  // ZEN_GEMM_VNNI
+
+// n (1..8) columns through the kernel instantiated for exactly n.
 template <template <int> class K>
 void dispatch(int64_t k, const void* panel, const void* const* a, int n, float* out) {
   switch (n) {
@@ -134,8 +224,21 @@ void dispatch(int64_t k, const void* panel, const void* const* a, int n, float* 
       return K<2>::run(k, panel, a, out);
     case 3:
       return K<3>::run(k, panel, a, out);
+#if ZEN_GEMM_VNNI
+    case 4:
+      return K<4>::run(k, panel, a, out);
+    case 5:
+      return K<5>::run(k, panel, a, out);
+    case 6:
+      return K<6>::run(k, panel, a, out);
+    case 7:
+      return K<7>::run(k, panel, a, out);
+    default:
+      return K<8>::run(k, panel, a, out);
+#else
     default:
       return K<4>::run(k, panel, a, out);
+#endif
   }
 }
 template <int G, bool SIGNED>
@@ -157,12 +260,42 @@ struct KK {
   };
 };
 
-constexpr GemmType kQ4_0{panel32_bytes, pack_q4_0, dispatch<K32<8, false>::At>, 8};
-constexpr GemmType kQ5_0{panel32_bytes, pack_q5_0, dispatch<K32<4, false>::At>, 8};  // no dot4
-constexpr GemmType kQ8_0{panel32_bytes, pack_q8_0, dispatch<K32<8, true>::At>, 16};
-constexpr GemmType kQ4_K{panelK_bytes, pack_q4_K, dispatch<KK<4>::At>, 16};
-constexpr GemmType kQ5_K{panelK_bytes, pack_q5_K, dispatch<KK<4>::At>, 24};
-constexpr GemmType kQ6_K{panelK_bytes, pack_q6_K, dispatch<KK<2>::At>, 64};
+// Packing pays from 8 columns where the kernels are VNNI's (zen-bench-matmul-avx512's BD cases
+// at 8 columns, one thread: Q8_0 -20 %, Q4_K -10 %, Q5_K -5..10 %; Q6_K, whose unpacking
+// costs most, even), from 16 with AVX2's (zen-bench-matmul at 16: Q5_K 67 vs 92 ms, Q6_K 68 vs
+// 81 ms on the 151936-row head once the packers prefetch).
+constexpr int64_t kKMin = ZEN_GEMM_VNNI ? 8 : 16;
+constexpr int kCols = ZEN_GEMM_VNNI ? 8 : 4;
+constexpr GemmType kQ4_0{.panel_bytes = panel32_bytes,
+                         .pack = pack_q4_0,
+                         .kernel = dispatch<K32<8, false>::At>,
+                         .cols = kCols,
+                         .min_columns = 8};
+constexpr GemmType kQ5_0{.panel_bytes = panel32_bytes,
+                         .pack = pack_q5_0,
+                         .kernel = dispatch<K32<4, false>::At>,
+                         .cols = kCols,
+                         .min_columns = 8};
+constexpr GemmType kQ8_0{.panel_bytes = panel32_bytes,
+                         .pack = pack_q8_0,
+                         .kernel = dispatch<K32<8, true>::At>,
+                         .cols = kCols,
+                         .min_columns = kKMin};
+constexpr GemmType kQ4_K{.panel_bytes = panelK_bytes,
+                         .pack = pack_q4_K,
+                         .kernel = dispatch<KK<4>::At>,
+                         .cols = kCols,
+                         .min_columns = kKMin};
+constexpr GemmType kQ5_K{.panel_bytes = panelK_bytes,
+                         .pack = pack_q5_K,
+                         .kernel = dispatch<KK<4>::At>,
+                         .cols = kCols,
+                         .min_columns = kKMin};
+constexpr GemmType kQ6_K{.panel_bytes = panelK_bytes,
+                         .pack = pack_q6_K,
+                         .kernel = dispatch<KK<2>::At>,
+                         .cols = kCols,
+                         .min_columns = 16};
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -67,6 +68,17 @@ inline void unpack_q6_K(const uint8_t* ql, const uint8_t* qh, __m256i* q) {
   q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m2));
   q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                          _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
+}
+
+// Kernels that read 8 rows a block across (the 8-row GEMVs, the GEMM's panel packers) defeat
+// the hardware prefetchers from memory (the first Q4_0 8-row GEMV was 1.8x slower than the
+// one-row dot from DRAM, 1.5x faster from L3). The next 8 rows are contiguous: at block i,
+// prefetch their block-i share.
+template <class Block>
+inline void prefetch_next_rows(const char* x, size_t wrow, int64_t i) {
+  constexpr int kLines = (8 * sizeof(Block) + 63) / 64;  // covers each step, 64-byte lines
+  const char* next = x + 8 * wrow + i * 8 * static_cast<int64_t>(sizeof(Block));
+  for (int l = 0; l < kLines; ++l) _mm_prefetch(next + 64 * l, _MM_HINT_T0);
 }
 
 }  // namespace ZEN_CPU_NS::mm

@@ -470,16 +470,6 @@ void dot4_q4_0_avx2(int64_t k, const void* w, const void* const* a, float* out) 
   }
   for (int c = 0; c < 4; ++c) out[c] = hsum(_mm256_add_ps(acc[0][c], acc[1][c])) - 8.0f * off[c];
 }
-// An 8-row GEMV reads its rows a block across, which the hardware prefetchers do not follow
-// from memory (the first Q4_0 version was 1.8x slower than the one-row dot from DRAM, 1.5x
-// faster from L3). The next 8 rows are contiguous: at block i, prefetch their block-i share.
-template <class Block>
-inline void prefetch_next_rows(const char* x, size_t wrow, int64_t i) {
-  constexpr int kLines = (8 * sizeof(Block) + 63) / 64;  // covers each step, 64-byte lines
-  const char* next = x + 8 * wrow + i * 8 * static_cast<int64_t>(sizeof(Block));
-  for (int l = 0; l < kLines; ++l) _mm_prefetch(next + 64 * l, _MM_HINT_T0);
-}
-
 // Eight int32 vectors' lane sums, in one vector (element r: the sum of v[r]): two levels of
 // hadds leave each 128-bit lane's half of rows 0..3 (and 4..7), added crosswise.
 inline __m256i reduce8(const __m256i* v) {
