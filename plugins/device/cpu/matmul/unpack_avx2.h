@@ -70,6 +70,21 @@ inline void unpack_q6_K(const uint8_t* ql, const uint8_t* qh, __m256i* q) {
                          _mm256_and_si256(_mm256_srli_epi16(hb, 2), m2));
 }
 
+// All 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of Q4_K/Q5_K in one vector, in 32-bit
+// words: the low 6 bits of bytes 0..3 / 4..7 are scales / mins 0..3; bytes 8..11 hold the low
+// nibbles of scales (low half) and mins (high half) 4..7, whose top 2 bits are bytes 0..3 /
+// 4..7 >> 6. Reads 16 bytes from q (the 12 scale bytes and 4 quant bytes, masked away).
+inline __m128i unpack_scales_k4_avx2(const uint8_t* q) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));  // u0 u1 u2 -
+  const __m128i a = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0));         // u0 u2 u1 u2
+  const __m128i b = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0));         // u0 u0 u1 u1
+  const __m128i low = _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
+                                    _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+  const __m128i top =
+      _mm_and_si128(_mm_srli_epi32(b, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+  return _mm_or_si128(low, top);
+}
+
 // Kernels that read 8 rows a block across (the 8-row GEMVs, the GEMM's panel packers) defeat
 // the hardware prefetchers from memory (the first Q4_0 8-row GEMV was 1.8x slower than the
 // one-row dot from DRAM, 1.5x faster from L3). The next 8 rows are contiguous: at block i,

@@ -589,21 +589,6 @@ inline __m256i scale_pick(int lo, int hi) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(kScalePicks.p[lo][hi]));
 }
 
-// All 8 scales (bytes 0..7) and 8 mins (bytes 8..15) of Q4_K/Q5_K in one vector, in 32-bit
-// words: the low 6 bits of bytes 0..3 / 4..7 are scales / mins 0..3; bytes 8..11 hold the low
-// nibbles of scales (low half) and mins (high half) 4..7, whose top 2 bits are bytes 0..3 /
-// 4..7 >> 6. Reads 16 bytes from q (the 12 scale bytes and 4 quant bytes, masked away).
-inline __m128i unpack_scales_k4_avx2(const uint8_t* q) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));  // u0 u1 u2 -
-  const __m128i a = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0));         // u0 u2 u1 u2
-  const __m128i b = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0));         // u0 u0 u1 u1
-  const __m128i low = _mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)),
-                                    _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
-  const __m128i top =
-      _mm_and_si128(_mm_srli_epi32(b, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
-  return _mm_or_si128(low, top);
-}
-
 // The integer sums of one Q4_K (Q5 = false) or Q5_K super-block x with NC activation blocks
 // y[c]: sumi[c] (8 int32 lanes) the scaled quant products, pm[c] (4 lanes) the mins x the
 // activations' 16-group sums. Per 64 elements, 32 bytes whose low nibbles are sub-block 2j and
