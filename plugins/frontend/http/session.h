@@ -27,7 +27,7 @@
 #include "inflight.h"
 #include "listener.h"
 #include "router.h"
-#include "stream.h"
+#include "tls_stream.h"
 #include "wire.h"
 
 namespace zen::http {
@@ -105,7 +105,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void close();
   void linger_close();  // stop sending, drain what the client still sends, then close
 
-  Stream socket_;                      // TCP, or TLS over it
+  frontend::Stream socket_;            // TCP, or TLS over it
   frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer read_deadline_, write_deadline_;
   uint64_t read_deadline_gen_ = 0, write_deadline_gen_ = 0;
