@@ -69,14 +69,23 @@ nlohmann::json http_config(const host::Config& config, const ServeOptions& o) {
   return c;
 }
 
-// The mcp frontend's config: "frontend.mcp", with --mcp-port, --host and the API key applied
-// (a key that guards the OpenAI port guards the MCP port too).
+// The mcp frontend's config: "frontend.mcp", with --mcp-port, --host, the API key and TLS
+// applied: a key that guards the OpenAI port guards the MCP port too, and so does its
+// certificate (--ssl-cert/--ssl-key, else frontend.http's pair unless frontend.mcp names one),
+// so no port of a TLS server is left in clear text.
 nlohmann::json mcp_config(const host::Config& config, const ServeOptions& o) {
   nlohmann::json c = section(config, "mcp");
   if (o.host_given) c["host"] = o.host;
   if (o.mcp_port >= 0) c["port"] = o.mcp_port;
   if (const std::string key = api_key(o); !key.empty() && !c.contains("api_key"))
     c["api_key"] = key;
+  if (!c.contains("ssl_cert") && !c.contains("ssl_key")) {
+    const nlohmann::json http = section(config, "http");
+    for (const char* key : {"ssl_cert", "ssl_key"})
+      if (http.contains(key)) c[key] = http[key];
+  }
+  if (!o.ssl_cert.empty()) c["ssl_cert"] = o.ssl_cert;
+  if (!o.ssl_key.empty()) c["ssl_key"] = o.ssl_key;
   return c;
 }
 
@@ -109,7 +118,8 @@ int cmd_serve(const Args& args, const GlobalOptions& global) {
       "mcp-config", po::value(&o.engine.mcp_config),
       "JSON file of MCP servers whose tools the models may call (docs/MCP-CLIENT.md)")(
       "api-key", po::value(&o.api_key), "require this key (Bearer); also $ZEN_API_KEY")(
-      "ssl-cert", po::value(&o.ssl_cert), "serve https: PEM certificate chain file")(
+      "ssl-cert", po::value(&o.ssl_cert),
+      "serve https (and MCP over TLS): PEM certificate chain file")(
       "ssl-key", po::value(&o.ssl_key), "serve https: PEM private key file of --ssl-cert")(
       "api-key-file", po::value(&o.api_key_file),
       "require the key on this file's first line (keeps it out of ps and shell history)")(

@@ -154,6 +154,13 @@ void EngineService::prepare(uint64_t id, const std::string& request_json, EmitFn
       throw ApiError::unavailable("the request was cancelled before it started", "cancelled");
   }
   Json body = parse_body(request_json);
+  const Json endpoint = body.is_object() ? body.value("endpoint", Json()) : Json();
+  if (endpoint == "tokenize" || endpoint == "detokenize") {  // one event, no generation
+    body.erase("endpoint");
+    Json result = endpoint == "tokenize" ? tokenize_body(body) : detokenize_body(body);
+    release(id);
+    return emit(Json{{"type", "result"}, {"result", std::move(result)}}, true);
+  }
   if (hub_ && add_hub_tools(body, *hub_, hub_model(body)))
     return submit_tool_loop(id, std::move(body), std::move(emit), received);
   const GenerationRequest r = parse_generation_request(body);
@@ -277,7 +284,14 @@ void EngineService::release(uint64_t id) {
 }
 
 Json EngineService::tokenize(std::string_view request_json) const {
-  const Json body = parse_body(request_json);
+  return tokenize_body(parse_body(request_json));
+}
+
+Json EngineService::detokenize(std::string_view request_json) const {
+  return detokenize_body(parse_body(request_json));
+}
+
+Json EngineService::tokenize_body(const Json& body) const {
   JsonFields f(body);
   const std::shared_ptr<ServedModel> model = models_.find(f.string("model").value_or(""));
   const auto content = f.string("content");
@@ -304,8 +318,7 @@ Json EngineService::tokenize(std::string_view request_json) const {
   return Json{{"tokens", std::move(tokens)}};
 }
 
-Json EngineService::detokenize(std::string_view request_json) const {
-  const Json body = parse_body(request_json);
+Json EngineService::detokenize_body(const Json& body) const {
   JsonFields f(body);
   const std::shared_ptr<ServedModel> model = models_.find(f.string("model").value_or(""));
   const Json* tokens = f.get("tokens");

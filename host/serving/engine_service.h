@@ -36,12 +36,17 @@ class EngineService {
 
   nlohmann::json status() const;
   nlohmann::json list_models() const;
-  // Queues a generation and returns its id at once; events go to `emit` (the last one with
+  // Queues a request and returns its id at once; events go to `emit` (the last one with
   // last = true), an invalid request as one error event {type, error, status} from a
   // preparation thread. Throws ApiError (no event sent) only when the service is stopping.
+  // A generation ("endpoint" chat or completion) gets start/delta/finish/done; "tokenize" and
+  // "detokenize" get one event {type: "result", result} from the preparation thread: their
+  // text can be megabytes too, so they are worked on there like a prompt.
   uint64_t submit(std::string_view request_json, EmitFn emit);
   // Ends a request at any stage; unknown or finished ids are ignored.
   void cancel(uint64_t id);
+  // The same answers on the caller's thread (the engine API table's synchronous members,
+  // kept for frontends written before submit took these endpoints).
   Json tokenize(std::string_view request_json) const;
   Json detokenize(std::string_view request_json) const;
   std::string metrics() const;
@@ -56,9 +61,13 @@ class EngineService {
     bool cancel_requested = false;
     std::shared_ptr<ToolLoop> loop;  // set for a tool loop: the entry lives across its rounds
   };
-  // On a preparation thread: parse, template, tokenize and submit request `id`.
+  // On a preparation thread: parse, template, tokenize and submit request `id` (or answer a
+  // tokenize/detokenize request).
   void prepare(uint64_t id, const std::string& request_json, EmitFn emit,
                std::chrono::steady_clock::time_point received);
+  // tokenize/detokenize of a parsed body (without "endpoint").
+  Json tokenize_body(const Json& body) const;
+  Json detokenize_body(const Json& body) const;
   // One engine request for `r` under `id`. own_entry: a request of its own, whose entry goes
   // with its last event; else a round of tool loop `id` (the loop ends the entry).
   void submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
@@ -76,7 +85,7 @@ class EngineService {
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_id_ = 1;
   WorkerThreads tool_threads_;  // the tool loops' MCP calls
-  TaskPool prep_{2};            // prepare(): JSON, chat template, tokenizer
+  TaskPool prep_{2};            // prepare(): JSON, chat template, tokenizer (also tokenize)
 };
 
 // The request body as JSON; ApiError 400 when it is not JSON or nests deeper than 64 levels

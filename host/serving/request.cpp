@@ -169,7 +169,7 @@ GenerationRequest parse_generation_request(const Json& body) {
   else if (endpoint == "completion")
     r.endpoint = Endpoint::kCompletion;
   else
-    bad("endpoint", "'endpoint' must be \"chat\" or \"completion\"");
+    bad("endpoint", "'endpoint' must be \"chat\", \"completion\", \"tokenize\" or \"detokenize\"");
   read_common(f, r);  // before read_completion: best_of is checked against n
   if (r.endpoint == Endpoint::kChat)
     read_chat(f, r);

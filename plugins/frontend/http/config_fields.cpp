@@ -47,4 +47,10 @@ std::string ConfigSection::text(const json& v, const std::string& key) const {
   return v.get<std::string>();
 }
 
+void ConfigSection::tls_pair(const std::string& cert, const std::string& key) const {
+  if (cert.empty() != key.empty())
+    bad(cert.empty() ? "ssl_cert" : "ssl_key",
+        "given with ssl_key/ssl_cert: TLS needs both the certificate and the key");
+}
+
 }  // namespace zen::frontend

@@ -23,6 +23,8 @@ class ConfigSection {
                        uint64_t hi) const;
   double seconds(const nlohmann::json& v, const std::string& key) const;    // (0, 86400]
   std::string text(const nlohmann::json& v, const std::string& key) const;  // non-empty
+  // The section's ssl_cert and ssl_key (tls_stream.h): both or neither.
+  void tls_pair(const std::string& cert, const std::string& key) const;
 
  private:
   std::string name_;

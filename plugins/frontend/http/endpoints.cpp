@@ -1,7 +1,5 @@
 #include "endpoints.h"
 
-#include "request_body.h"
-
 namespace zen::http {
 namespace {
 
@@ -46,20 +44,9 @@ Reply model(const EngineApi& api, const std::string& id) {
                      "model_not_found");
 }
 
-// tokenize/detokenize: the body goes through as is; the host's answer or error comes back.
-template <class Call>
-Reply pass_through(std::string_view body, Call&& call) {
-  auto parsed = parse_json_object(body);
-  if (auto* reply = std::get_if<Reply>(&parsed)) return std::move(*reply);
-  json answer = json::parse(call(dump(std::get<json>(parsed))), nullptr, false);
-  if (!answer.is_object()) throw EngineUnavailable("the engine's answer is not a JSON object");
-  if (answer.contains("error")) return host_error_reply(answer, 400);
-  return json_reply(200, answer);
-}
-
 }  // namespace
 
-Reply answer_now(const Route& route, std::string_view body, const EngineApi& api) {
+Reply answer_now(const Route& route, const EngineApi& api) {
   switch (route.endpoint) {
     case Endpoint::kHealth:
       return health();
@@ -71,14 +58,20 @@ Reply answer_now(const Route& route, std::string_view body, const EngineApi& api
       return models(api);
     case Endpoint::kModel:
       return model(api, route.model_id);
-    case Endpoint::kTokenize:
-      return pass_through(body, [&](const std::string& j) { return api.tokenize(j); });
-    case Endpoint::kDetokenize:
-      return pass_through(body, [&](const std::string& j) { return api.detokenize(j); });
     default:
       break;
   }
   return error_reply(500, "this endpoint does not answer at once", "server_error");
+}
+
+Reply answer_from_event(const std::string& event_json) {
+  const json ev = json::parse(event_json, nullptr, false);
+  if (!ev.is_object())
+    return error_reply(500, "the engine sent an unreadable event", "server_error");
+  if (ev.contains("error")) return host_error_reply(ev, 400);
+  if (ev.value("type", json()) != "result" || !ev.contains("result") || !ev["result"].is_object())
+    return error_reply(500, "the engine's answer is not a result object", "server_error");
+  return json_reply(200, ev["result"]);
 }
 
 }  // namespace zen::http

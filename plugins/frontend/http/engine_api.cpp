@@ -24,16 +24,6 @@ std::string EngineApi::metrics() const {
   return take(api_->metrics(engine_), "metrics");
 }
 
-std::string EngineApi::tokenize(const std::string& request_json) const {
-  if (!api_->tokenize) throw EngineUnavailable("the engine cannot tokenize");
-  return take(api_->tokenize(engine_, request_json.c_str()), "tokenize");
-}
-
-std::string EngineApi::detokenize(const std::string& request_json) const {
-  if (!api_->detokenize) throw EngineUnavailable("the engine cannot detokenize");
-  return take(api_->detokenize(engine_, request_json.c_str()), "detokenize");
-}
-
 std::optional<std::string> EngineApi::status() const {
   if (!ZEN_HAS_MEMBER(api_, zen_engine_api, status) || !api_->status) return std::nullopt;
   return take(api_->status(engine_), "status");

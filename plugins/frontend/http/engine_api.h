@@ -21,8 +21,6 @@ class EngineApi {
 
   std::string list_models() const;
   std::string metrics() const;
-  std::string tokenize(const std::string& request_json) const;
-  std::string detokenize(const std::string& request_json) const;
   // status() arrived in a later minor version of the table: nullopt when the host lacks it.
   std::optional<std::string> status() const;
 

@@ -49,9 +49,7 @@ HttpConfig parse_http_config(const std::string& json_text) {
           "max_connections, ssl_cert, ssl_key");
     }
   }
-  if (c.ssl_cert.empty() != c.ssl_key.empty())
-    section.bad(c.ssl_cert.empty() ? "ssl_cert" : "ssl_key",
-                "given with ssl_key/ssl_cert: TLS needs both the certificate and the key");
+  section.tls_pair(c.ssl_cert, c.ssl_key);
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "inflight.h"
 
+#include "endpoints.h"
 #include "session.h"
 
 namespace zen::http {
@@ -33,10 +34,18 @@ void route_engine_event(void* user, const char* event_json, int last) {
   auto* route = static_cast<EventRoute*>(user);
   if (!route) return;
   std::string text = event_json ? event_json : "";
-  route->inflight->post(route->executor, [session = route->session, serial = route->serial,
-                                          text = std::move(text), last = last != 0] {
-    if (auto s = session.lock()) s->on_engine_event(serial, text, last);
-  });
+  if (route->whole_answer) {
+    if (last)
+      route->inflight->post(route->executor, [session = route->session, serial = route->serial,
+                                              reply = answer_from_event(text)]() mutable {
+        if (auto s = session.lock()) s->on_engine_answer(serial, std::move(reply));
+      });
+  } else {
+    route->inflight->post(route->executor, [session = route->session, serial = route->serial,
+                                            text = std::move(text), last = last != 0] {
+      if (auto s = session.lock()) s->on_engine_event(serial, text, last);
+    });
+  }
   if (last) {
     if (route->reported) route->reported->store(true);
     std::shared_ptr<Inflight> inflight = std::move(route->inflight);

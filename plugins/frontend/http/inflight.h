@@ -46,6 +46,9 @@ struct EventRoute {
   // Set before the route is deleted: after a failed submit() it tells whether the host
   // reported the failure through the callback (and so took the route) or not.
   std::shared_ptr<std::atomic<bool>> reported;
+  // tokenize/detokenize: the last event is the whole answer, made into the Reply by the
+  // callback (on the host's thread) rather than on the session's I/O thread.
+  bool whole_answer = false;
 };
 
 // The zen_event_cb handed to submit(): copies the event, posts it, returns.

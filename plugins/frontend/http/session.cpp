@@ -243,15 +243,24 @@ void Session::preflight() {
 
 void Session::dispatch() {
   const std::string& body = parser_->get().body();
-  if (route_.endpoint == Endpoint::kChatCompletions || route_.endpoint == Endpoint::kCompletions) {
+  if (takes_body(route_.endpoint)) {
     auto parsed = parse_json_object(body);
     if (auto* reply = std::get_if<Reply>(&parsed)) return respond(std::move(*reply));
-    Api api = route_.endpoint == Endpoint::kChatCompletions ? Api::kChat : Api::kCompletion;
-    return start_generation(api, std::move(std::get<json>(parsed)));
+    json& object = std::get<json>(parsed);
+    switch (route_.endpoint) {
+      case Endpoint::kChatCompletions:
+        return start_generation(Api::kChat, std::move(object));
+      case Endpoint::kCompletions:
+        return start_generation(Api::kCompletion, std::move(object));
+      case Endpoint::kTokenize:
+        return start_answer(std::move(object), "tokenize");
+      default:
+        return start_answer(std::move(object), "detokenize");
+    }
   }
   Reply reply;
   try {
-    reply = answer_now(route_, body, shared_->api);
+    reply = answer_now(route_, shared_->api);
   } catch (const EngineUnavailable& e) {
     reply = error_reply(500, e.what(), "server_error");
   }
@@ -262,13 +271,22 @@ void Session::start_generation(Api api, json body) {
   GenerationOptions options = GenerationOptions::from_body(api, body);
   body["endpoint"] = api == Api::kChat ? "chat" : "completion";
   if (!body.contains("stream")) body["stream"] = false;
-  std::string request = dump(body);
-
   generation_ = std::make_unique<Generation>(options, static_cast<ResponseSink&>(*this));
+  submit(dump(body), /*whole_answer=*/false);
+}
+
+void Session::start_answer(json body, const char* endpoint) {
+  body["endpoint"] = endpoint;  // the text is tokenized on the host's threads, not this one
+  answer_pending_ = true;
+  submit(dump(body), /*whole_answer=*/true);
+}
+
+void Session::submit(const std::string& request, bool whole_answer) {
   // Distinguishes "the host reported the failure through the callback" from "it did not".
   auto reported = std::make_shared<std::atomic<bool>>(false);
   auto* route = new EventRoute{shared_->inflight, weak_from_this(), socket_.get_executor(),
                                ++serial_, reported};
+  route->whole_answer = whole_answer;
   shared_->inflight->add();
   uint64_t id = 0;
   zen_status status = shared_->api.submit(request, route_engine_event, route, &id);
@@ -279,6 +297,7 @@ void Session::start_generation(Api api, json body) {
     delete route;
     shared_->inflight->release();
     generation_.reset();
+    answer_pending_ = false;
     respond(error_reply(
         500,
         "the engine refused the request (status " + std::to_string(static_cast<int>(status)) + ")",
@@ -295,6 +314,12 @@ void Session::on_engine_event(uint64_t serial, const std::string& event_json, bo
     if (engine_id_) shared_->api.cancel(*engine_id_);
     close();
   }
+}
+
+void Session::on_engine_answer(uint64_t serial, Reply reply) {
+  if (closed_ || serial != serial_ || !answer_pending_) return;
+  answer_pending_ = false;
+  respond(std::move(reply));
 }
 
 void Session::reply_early(Reply reply) {
@@ -400,8 +425,10 @@ void Session::linger_close() {
 void Session::close() {
   if (closed_) return;
   closed_ = true;
-  if (engine_id_ && generation_ && !generation_->complete()) shared_->api.cancel(*engine_id_);
+  if (engine_id_ && ((generation_ && !generation_->complete()) || answer_pending_))
+    shared_->api.cancel(*engine_id_);
   generation_.reset();
+  answer_pending_ = false;
   engine_id_.reset();
   error_code ignored;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

@@ -27,7 +27,7 @@
 #include "inflight.h"
 #include "listener.h"
 #include "router.h"
-#include "stream.h"
+#include "tls_stream.h"
 #include "wire.h"
 
 namespace zen::http {
@@ -51,8 +51,10 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
   void start();     // on the strand (the acceptor hands the socket over there)
   void shutdown();  // any thread: close on the strand, cancelling the engine request
-  // From route_engine_event, on the strand.
+  // From route_engine_event, on the strand: a generation's events, or the whole answer of a
+  // tokenize/detokenize request.
   void on_engine_event(uint64_t serial, const std::string& event_json, bool last);
+  void on_engine_answer(uint64_t serial, Reply reply);
 
  private:
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
@@ -78,6 +80,9 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void preflight();
   void dispatch();
   void start_generation(Api api, nlohmann::json body);
+  void start_answer(nlohmann::json body, const char* endpoint);  // tokenize, detokenize
+  // Submits `request` with its events routed here; a refusal without an event is answered.
+  void submit(const std::string& request, bool whole_answer);
   void reply_early(Reply reply);  // before the body was read: the body (if any) is not read
   void respond(Reply reply);
   HeaderList common_headers() const;
@@ -100,7 +105,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   void close();
   void linger_close();  // stop sending, drain what the client still sends, then close
 
-  Stream socket_;                      // TCP, or TLS over it
+  frontend::Stream socket_;            // TCP, or TLS over it
   frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer read_deadline_, write_deadline_;
   uint64_t read_deadline_gen_ = 0, write_deadline_gen_ = 0;
@@ -125,6 +130,7 @@ class Session : public std::enable_shared_from_this<Session>, private ResponseSi
   bool chunked_ = true;
 
   std::unique_ptr<Generation> generation_;
+  bool answer_pending_ = false;  // a tokenize/detokenize request awaits its one event
   uint64_t serial_ = 0;
   std::optional<uint64_t> engine_id_;
 };

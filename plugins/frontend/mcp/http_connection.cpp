@@ -66,13 +66,25 @@ std::string meta_version(const Json& message) {
 
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared,
                                frontend::ConnectionTicket ticket)
-    : socket_(std::move(socket)),
+    : socket_(std::move(socket), shared->tls.get()),
       ticket_(std::move(ticket)),
       deadline_(socket_.get_executor()),
       shared_(std::move(shared)),
       config_(shared_->config) {}
 
-void HttpConnection::start() { read_request(); }
+void HttpConnection::start() {
+  if (!socket_.is_tls()) return read_request();
+  // The handshake counts against the request deadline: a client that opens TLS and stalls is
+  // dropped like one that trickles its head.
+  arm_deadline(config_.request_timeout_s);
+  socket_.async_handshake([self = shared_from_this()](error_code ec) { self->on_handshake(ec); });
+}
+
+void HttpConnection::on_handshake(error_code ec) {
+  if (closed_) return;
+  if (ec) return close();  // not TLS (a plain http request), a bad client hello, or gone
+  read_request();
+}
 
 void HttpConnection::shutdown() {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });

@@ -24,6 +24,7 @@
 #include "http_shared.h"
 #include "listener.h"
 #include "reply.h"
+#include "tls_stream.h"
 #include "wire.h"
 
 namespace zen::mcp_server {
@@ -44,6 +45,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
   using Reply = zen::http::Reply;
 
+  void on_handshake(boost::system::error_code ec);
   void read_request();
   void on_header(boost::system::error_code ec);
   void on_read(boost::system::error_code ec);
@@ -74,7 +76,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void arm_deadline(double seconds);
   void close();
 
-  boost::asio::ip::tcp::socket socket_;
+  frontend::Stream socket_;            // TCP, or TLS over it
   frontend::ConnectionTicket ticket_;  // our place under max_connections
   boost::asio::steady_timer deadline_;
   uint64_t deadline_gen_ = 0;

@@ -14,6 +14,7 @@
 
 #include "mcp_config.h"
 #include "protocol.h"
+#include "tls_stream.h"
 
 namespace zen::mcp_server {
 
@@ -71,6 +72,7 @@ struct HttpShared {
   SessionTable sessions;
   std::shared_ptr<PostGate> gate;
   bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
+  std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
 
 }  // namespace zen::mcp_server

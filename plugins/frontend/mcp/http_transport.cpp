@@ -18,12 +18,14 @@ HttpTransport::HttpTransport(McpConfig config, EngineApi api)
     : shared_(std::make_shared<HttpShared>(std::move(config), api)),
       listener_(shared_->config.host, shared_->config.port, "mcp") {
   shared_->loopback = listener_.loopback();
+  if (!shared_->config.ssl_cert.empty())
+    shared_->tls = frontend::tls_server_context(shared_->config.ssl_cert, shared_->config.ssl_key);
 }
 
 HttpTransport::~HttpTransport() { stop(); }
 
 std::string HttpTransport::url() const {
-  return "http://" + listener_.address() + shared_->config.path;
+  return (shared_->tls ? "https://" : "http://") + listener_.address() + shared_->config.path;
 }
 
 void HttpTransport::start() {

@@ -21,7 +21,7 @@ class HttpTransport {
 
   void start();
   void stop();
-  std::string url() const;  // "http://127.0.0.1:3691/mcp": the bound port
+  std::string url() const;  // "http://127.0.0.1:3691/mcp" (https with TLS): the bound port
 
  private:
   std::shared_ptr<HttpShared> shared_;

@@ -49,6 +49,10 @@ McpConfig parse_mcp_config(const std::string& json_text) {
       c.max_sessions = static_cast<uint32_t>(section.unsigned_in(v, key, 1, 1u << 20));
     } else if (key == "session_idle_timeout_s") {
       c.session_idle_timeout_s = section.seconds(v, key);
+    } else if (key == "ssl_cert") {
+      c.ssl_cert = section.text(v, key);
+    } else if (key == "ssl_key") {
+      c.ssl_key = section.text(v, key);
     } else if (key == "output_fd") {
       c.output_fd = static_cast<int>(section.unsigned_in(v, key, 1, 1u << 20));
     } else {
@@ -56,9 +60,10 @@ McpConfig parse_mcp_config(const std::string& json_text) {
           key,
           "transport, host, port, path, api_key, allowed_origins, "
           "max_body_bytes, max_header_bytes, request_timeout_s, idle_timeout_s, io_threads, "
-          "max_connections, max_sessions, session_idle_timeout_s, output_fd");
+          "max_connections, max_sessions, session_idle_timeout_s, ssl_cert, ssl_key, output_fd");
     }
   }
+  section.tls_pair(c.ssl_cert, c.ssl_key);
   return c;
 }
 

@@ -27,6 +27,8 @@ struct McpConfig {
   uint32_t max_connections = 256;        // open at once; one more is 503 and closed
   uint32_t max_sessions = 1024;          // beyond: the least recently used session is ended
   double session_idle_timeout_s = 3600;  // a session unused this long is ended
+  // TLS (as frontend.http's): PEM certificate chain and private key files; both or neither.
+  std::string ssl_cert, ssl_key;
   // stdio: the descriptor protocol messages are written to (the host may hand over a
   // duplicate of the real stdout after pointing fd 1 at stderr, so stray prints cannot
   // corrupt the stream).

@@ -174,8 +174,8 @@ Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& chann
   const Json arguments = r.params.value("arguments", Json::object());
   check_arguments(*tool, arguments);
 
-  if (*tool != Tool::kChat && *tool != Tool::kComplete) {
-    Json result = run_quick_tool(*tool, arguments);
+  if (*tool == Tool::kListModels) {
+    Json result = list_models();
     return r.modern ? modern_result(std::move(result), false) : result;
   }
   ToolCall::Options options{r.id, nullptr, r.modern};
@@ -188,28 +188,19 @@ Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& chann
     calls_[dump(r.id)] = call;
   }
   started = call;
-  call->start(generation_request(*tool, arguments));
+  call->start(engine_request(*tool, arguments));
   return nullptr;
 }
 
-Json Protocol::run_quick_tool(Tool tool, const Json& arguments) const {
+Json Protocol::list_models() const {
   try {
-    if (tool == Tool::kListModels) {
-      const Json models = Json::parse(api_.list_models(), nullptr, false);
-      if (is_engine_error(models)) return tool_result(engine_error_text(models), nullptr, true);
-      Json list = models.is_object() ? models.value("data", Json::array()) : Json::array();
-      std::string ids;
-      for (const Json& m : list) ids += (ids.empty() ? "" : "\n") + m.value("id", std::string());
-      return tool_result(ids.empty() ? "(no model is loaded yet)" : ids,
-                         Json{{"models", std::move(list)}}, false);
-    }
-    Json request = {{"content", arguments["text"]}};
-    if (arguments.contains("model")) request["model"] = arguments["model"];
-    const Json answer = Json::parse(api_.tokenize(dump(request)), nullptr, false);
-    if (is_engine_error(answer)) return tool_result(engine_error_text(answer), nullptr, true);
-    Json tokens = answer.value("tokens", Json::array());
-    const size_t count = tokens.size();
-    return tool_result(dump(tokens), Json{{"tokens", std::move(tokens)}, {"count", count}}, false);
+    const Json models = Json::parse(api_.list_models(), nullptr, false);
+    if (is_engine_error(models)) return tool_result(engine_error_text(models), nullptr, true);
+    Json list = models.is_object() ? models.value("data", Json::array()) : Json::array();
+    std::string ids;
+    for (const Json& m : list) ids += (ids.empty() ? "" : "\n") + m.value("id", std::string());
+    return tool_result(ids.empty() ? "(no model is loaded yet)" : ids,
+                       Json{{"models", std::move(list)}}, false);
   } catch (const zen::http::EngineUnavailable& e) {
     return tool_result(e.what(), nullptr, true);
   }

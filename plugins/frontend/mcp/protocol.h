@@ -53,7 +53,7 @@ class Protocol {
   Json discover(const Request& r) const;
   Json call_tool(const Request& r, const std::shared_ptr<Channel>& channel,
                  std::shared_ptr<ToolCall>& started);
-  Json run_quick_tool(Tool tool, const Json& arguments) const;
+  Json list_models() const;
   void on_notification(const std::string& method, const Json& params);
 
   EngineApi api_;

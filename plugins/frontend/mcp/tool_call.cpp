@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "tools.h"
+
 namespace zen::mcp_server {
 namespace {
 
@@ -110,6 +112,8 @@ void ToolCall::on_event(const std::string& event_json, bool last) {
     if (ev.contains("error")) error_ = error_message(ev);
   } else if (type == "done") {
     finish(ev.value("usage", Json::object()));
+  } else if (type == "result") {  // a tokenize call's whole answer
+    answer(tokenize_result(ev.value("result", Json())));
   } else if (type == "error" || (type.empty() && ev.contains("error"))) {
     fail(error_message(ev));
   }
@@ -143,18 +147,15 @@ void ToolCall::finish(const Json& usage) {
                    {"finish_reason", finish_reason_},
                    {"usage", std::move(brief_usage)}}},
                  {"isError", false}};
-  if (options_.modern) result["resultType"] = "complete";
-  {
-    std::lock_guard lock(mutex_);
-    if (cancelled_ || answered_) return;
-    answered_ = true;
-  }
-  channel_->answer(result_response(options_.rpc_id, std::move(result)));
+  answer(std::move(result));
 }
 
 void ToolCall::fail(const std::string& message) {
-  Json result = {{"content", Json::array({{{"type", "text"}, {"text", message}}})},
-                 {"isError", true}};
+  answer(
+      Json{{"content", Json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}});
+}
+
+void ToolCall::answer(Json result) {
   if (options_.modern) result["resultType"] = "complete";
   {
     std::lock_guard lock(mutex_);

@@ -1,7 +1,8 @@
-// One chat/complete tools/call in flight: submits the engine request, gathers its events into
-// the tool result, sends progress notifications while it runs (when the caller asked for them
-// with a progressToken), and can be abandoned (notifications/cancelled, a client that went
-// away), which cancels the engine request and suppresses the answer.
+// One chat, complete or tokenize tools/call in flight: submits the engine request, gathers its
+// events into the tool result (tokenize: its one "result" event), sends progress notifications
+// while a generation runs (when the caller asked for them with a progressToken), and can be
+// abandoned (notifications/cancelled, a client that went away), which cancels the engine
+// request and suppresses the answer.
 #pragma once
 
 #include <chrono>
@@ -56,6 +57,7 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
   void on_delta(const Json& event);
   void finish(const Json& usage);
   void fail(const std::string& message);
+  void answer(Json result);  // once, unless cancelled
 
   EngineApi api_;
   std::shared_ptr<PendingRequests> pending_;

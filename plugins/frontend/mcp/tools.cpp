@@ -150,11 +150,25 @@ void check_arguments(Tool tool, const Json& arguments) {
                        "arguments");
 }
 
-Json generation_request(Tool tool, const Json& arguments) {
+Json engine_request(Tool tool, const Json& arguments) {
+  if (tool == Tool::kTokenize) {
+    Json request = {{"endpoint", "tokenize"}, {"content", arguments["text"]}};
+    if (arguments.contains("model")) request["model"] = arguments["model"];
+    return request;
+  }
   Json request = arguments;  // the argument names are the engine's own
   request["endpoint"] = tool == Tool::kChat ? "chat" : "completion";
   request["stream"] = false;
   return request;
+}
+
+Json tokenize_result(const Json& engine_result) {
+  Json tokens =
+      engine_result.is_object() ? engine_result.value("tokens", Json::array()) : Json::array();
+  const size_t count = tokens.size();
+  return Json{{"content", Json::array({{{"type", "text"}, {"text", dump(tokens)}}})},
+              {"structuredContent", {{"tokens", std::move(tokens)}, {"count", count}}},
+              {"isError", false}};
 }
 
 }  // namespace zen::mcp_server

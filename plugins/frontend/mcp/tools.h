@@ -22,7 +22,12 @@ std::optional<Tool> find_tool(std::string_view name);
 // the field.
 void check_arguments(Tool tool, const Json& arguments);
 
-// The engine API request (endpoint "chat" or "completion") for a checked chat/complete call.
-Json generation_request(Tool tool, const Json& arguments);
+// The engine API request for a checked chat, complete or tokenize call (endpoint "chat",
+// "completion" or "tokenize": all three are worked on by the host's threads, none on ours).
+Json engine_request(Tool tool, const Json& arguments);
+
+// A tokenize call's tool result from the engine's {"tokens": [...]}: the ids as text, and
+// {tokens, count} as its structuredContent.
+Json tokenize_result(const Json& engine_result);
 
 }  // namespace zen::mcp_server

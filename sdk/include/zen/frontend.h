@@ -19,9 +19,15 @@ typedef struct zen_engine_api {
   zen_hdr h;
   /* Strings returned to the caller are host-allocated; release them with free_string. */
   char* (*list_models)(zen_engine* e);
+  /* Returns at once; the request's "endpoint" says what it is: "chat" and "completion"
+   * generate (events start, delta, finish, done), "tokenize" and "detokenize" are answered in
+   * one event {"type": "result", "result": {...}} (docs/SERVING.md). Either may instead end in
+   * one {"type": "error"} event. The work happens on the host's threads, never the caller's. */
   zen_status (*submit)(zen_engine* e, const char* request_json, zen_event_cb cb, void* user,
                        uint64_t* out_id);
   zen_status (*cancel)(zen_engine* e, uint64_t id);
+  /* Synchronous: the text is tokenized on the caller's thread, which for megabytes of text
+   * holds it for seconds. A frontend with I/O threads submits "endpoint": "tokenize" instead. */
   char* (*tokenize)(zen_engine* e, const char* request_json);
   char* (*detokenize)(zen_engine* e, const char* request_json);
   char* (*embed)(zen_engine* e, const char* request_json);

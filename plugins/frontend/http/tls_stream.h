@@ -1,16 +1,26 @@
-// The byte stream of one http connection: plain TCP, or TLS over it when the server has a
-// certificate (--ssl-cert/--ssl-key). Both read and write as an Asio stream, so Beast's parsers
-// and asio::async_write take either; the rest of Session does not know which it has.
+// TLS for the frontends' ports (--ssl-cert/--ssl-key; frontend.http and frontend.mcp): the
+// server context made from the PEM files, and the byte stream of one connection, plain TCP or
+// TLS over it. Both frontends use these, so both ports speak TLS the same way.
+//
+// Stream reads and writes as an Asio stream, so Beast's parsers and asio::async_write take
+// either kind; a connection does not know which it has beyond starting the handshake.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
 
+#include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
-namespace zen::http {
+namespace zen::frontend {
+
+// A TLS 1.2+ server context from a PEM certificate chain and its private key. Throws
+// std::invalid_argument naming the file that cannot be used.
+std::unique_ptr<boost::asio::ssl::context> tls_server_context(const std::string& cert_file,
+                                                              const std::string& key_file);
 
 class Stream {
  public:
@@ -62,4 +72,4 @@ class Stream {
   std::optional<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> tls_;
 };
 
-}  // namespace zen::http
+}  // namespace zen::frontend
