@@ -178,28 +178,49 @@ void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int
 
 const char* type_label(zen_type t) {
   switch (t) {
+    case ZEN_TYPE_F32:
+      return "F32";
     case ZEN_TYPE_F16:
       return "F16";
+    case ZEN_TYPE_BF16:
+      return "BF16";
     case ZEN_TYPE_Q4_0:
       return "Q4_0";
+    case ZEN_TYPE_Q4_1:
+      return "Q4_1";
     case ZEN_TYPE_Q5_0:
       return "Q5_0";
+    case ZEN_TYPE_Q5_1:
+      return "Q5_1";
     case ZEN_TYPE_Q8_0:
       return "Q8_0";
+    case ZEN_TYPE_Q2_K:
+      return "Q2_K";
+    case ZEN_TYPE_Q3_K:
+      return "Q3_K";
     case ZEN_TYPE_Q4_K:
       return "Q4_K";
     case ZEN_TYPE_Q5_K:
       return "Q5_K";
     case ZEN_TYPE_Q6_K:
       return "Q6_K";
+    case ZEN_TYPE_IQ4_NL:
+      return "IQ4_NL";
+    case ZEN_TYPE_IQ4_XS:
+      return "IQ4_XS";
+    case ZEN_TYPE_MXFP4:
+      return "MXFP4";
     default:
       return "?";
   }
 }
 
 void register_all() {
-  const zen_type types[] = {ZEN_TYPE_F16,  ZEN_TYPE_Q4_0, ZEN_TYPE_Q5_0, ZEN_TYPE_Q8_0,
-                            ZEN_TYPE_Q4_K, ZEN_TYPE_Q5_K, ZEN_TYPE_Q6_K};
+  // every weight type the CPU matmul supports
+  const zen_type types[] = {ZEN_TYPE_F32,  ZEN_TYPE_F16,    ZEN_TYPE_BF16,   ZEN_TYPE_Q4_0,
+                            ZEN_TYPE_Q4_1, ZEN_TYPE_Q5_0,   ZEN_TYPE_Q5_1,   ZEN_TYPE_Q8_0,
+                            ZEN_TYPE_Q2_K, ZEN_TYPE_Q3_K,   ZEN_TYPE_Q4_K,   ZEN_TYPE_Q5_K,
+                            ZEN_TYPE_Q6_K, ZEN_TYPE_IQ4_NL, ZEN_TYPE_IQ4_XS, ZEN_TYPE_MXFP4};
   const int64_t shapes[][2] = {{1024, 3072}, {3072, 1024}, {1024, 151936}};
   // N = 2..64: a batched decode step (N sequences, one token each).
   for (int64_t N : {int64_t{1}, int64_t{512}, int64_t{0}, int64_t{2}, int64_t{4}, int64_t{8},
