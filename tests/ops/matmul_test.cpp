@@ -513,6 +513,16 @@ TEST_P(Matmul, DecodeBatchModelShapes) {
   });
 }
 
+// Float weights with K not a multiple of the SIMD width, in a short batch: the 4-column float
+// dot products' 16- and 8-element steps and scalar tail, and the single-column remainder.
+TEST_P(Matmul, FloatWeightsOddKSmallBatch) {
+  each_type([&](const TypeInfo& t) {
+    if (t.blck != 1) return;
+    for (const int64_t K : {13, 45, 1001})
+      for (const int64_t N : {4, 5, 7}) check(t, K, 9, N);
+  });
+}
+
 // F32 weights through a transposed view (row stride 4 bytes apart per k): the device may not
 // assume contiguous rows. a_in [M, K] permuted to [K, M].
 TEST_P(Matmul, TransposedF32Weights) {
