@@ -1,8 +1,9 @@
 // Dot products of a weight row with an activation row (see vec_dot.h). Every type has a scalar
 // body (the only one in the x86-64-v2 variant and the reference the SIMD bodies mirror);
-// AVX2 bodies cover the float types and Q4_0, Q4_1, Q8_0, Q4_K, Q6_K (the common formats), with
-// VNNI's vpdpbusd replacing maddubs+madd in the int8 products where the avx512 variant has it;
-// NEON dotprod bodies cover Q4_0 and Q8_0. The other formats run their scalar body everywhere.
+// AVX2 bodies cover every type, and every type but F32 has a 4-column dot (one weight row x 4
+// activation rows, for short batches), with VNNI's vpdpbusd replacing maddubs+madd in the int8
+// products where the avx512 variant has it; NEON dotprod bodies cover Q4_0 and Q8_0; the other
+// formats run their scalar body there.
 #include "vec_dot.h"
 
 #include <cmath>
@@ -363,29 +364,35 @@ float dot_half_avx2(int64_t k, const void* w, const void* a) {
   for (; i < k; ++i) s += (BF16 ? bf16_to_f32(x[i]) : f16_to_f32(x[i])) * y[i];
   return s;
 }
-// F16 weights x 4 activation columns: each converted weight vector feeds 4 FMAs; two
-// accumulators per column (8 chains) keep the FMA latency hidden.
-void dot4_f16_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+// F16 / BF16 weights x 4 activation columns: each converted weight vector feeds 4 FMAs; two
+// accumulators per column (8 chains) keep the FMA latency hidden. One row is read per call, so
+// the row after it (contiguous, k halves on) is prefetched in step, a line per 32 elements, as
+// the 8-row kernels do for their next rows. (F32 weights have none: the same scheme measured
+// 1.2x slower at 4 columns than 4 single-column passes.)
+template <bool BF16>
+void dot4_half_avx2(int64_t k, const void* w, const void* const* a, float* out) {
   const uint16_t* x = static_cast<const uint16_t*>(w);
+  const auto ld = [](const uint16_t* p) { return BF16 ? load_bf16x8(p) : load_f16x8(p); };
   const float* y[4];
   for (int c = 0; c < 4; ++c) y[c] = static_cast<const float*>(a[c]);
   __m256 s0[4], s1[4];
   for (int c = 0; c < 4; ++c) s0[c] = s1[c] = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 16 <= k; i += 16) {
-    const __m256 v0 = load_f16x8(x + i), v1 = load_f16x8(x + i + 8);
+    if (i % 32 == 0) _mm_prefetch(reinterpret_cast<const char*>(x + k + i), _MM_HINT_T0);
+    const __m256 v0 = ld(x + i), v1 = ld(x + i + 8);
     for (int c = 0; c < 4; ++c) {
       s0[c] = _mm256_fmadd_ps(v0, _mm256_loadu_ps(y[c] + i), s0[c]);
       s1[c] = _mm256_fmadd_ps(v1, _mm256_loadu_ps(y[c] + i + 8), s1[c]);
     }
   }
   for (; i + 8 <= k; i += 8) {
-    const __m256 v = load_f16x8(x + i);
+    const __m256 v = ld(x + i);
     for (int c = 0; c < 4; ++c) s0[c] = _mm256_fmadd_ps(v, _mm256_loadu_ps(y[c] + i), s0[c]);
   }
   for (int c = 0; c < 4; ++c) {
     float t = hsum(_mm256_add_ps(s0[c], s1[c]));
-    for (int64_t j = i; j < k; ++j) t += f16_to_f32(x[j]) * y[c][j];
+    for (int64_t j = i; j < k; ++j) t += (BF16 ? bf16_to_f32(x[j]) : f16_to_f32(x[j])) * y[c][j];
     out[c] = t;
   }
 }
@@ -786,22 +793,69 @@ float dot_q3_K_avx2(int64_t k, const void* w, const void* a) {
   return hsum(acc);
 }
 
-// The integer sums of one Q6_K super-block x with NC activation blocks y[c] (8 int32 lanes
-// each): per 128 elements, four runs of 32 quants (0..63) built from ql nibbles and qh bit
-// pairs, unpacked once for all NC columns; the offset 32 is taken off through the
-// activations' bsums, in the int32 sums (|sum| < 2^26: exact).
-template <int NC>
-inline void q6_K_sums(const block_q6_K& x, const act_q8k* const* y, __m256i* sumi) {
-  const __m256i sc16 =
-      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x.scales)));
+// Q2_K, Q3_K and Q6_K super-blocks as eight runs of 32 unsigned quants, run r of half h
+// (elements 128 h + 32 r ..) spanning 16-groups 8 h + 2 r and 8 h + 2 r + 1, with 16 int16
+// group scales; a signed type's quants are stored offset by 2^kOffShift, taken off through the
+// activations' bsums. Q2_K's mins (second scale dmin) are kept apart, as in dot_q2_K_avx2.
+struct KQ2 {
+  using Block = block_q2_K;
+  static constexpr int kOffShift = -1;  // unsigned quants 0..3
+  static __m256i scales(const Block& x) {
+    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.scales));
+    return _mm256_cvtepu8_epi16(_mm_and_si128(sc8, _mm_set1_epi8(15)));
+  }
+  static void unpack(const Block& x, int h, __m256i* q) {
+    const __m256i qb = load256(x.qs + 32 * h), m3 = _mm256_set1_epi8(3);
+    for (int r = 0; r < 4; ++r) q[r] = _mm256_and_si256(_mm256_srli_epi16(qb, 2 * r), m3);
+  }
+};
+struct KQ3 {
+  using Block = block_q3_K;
+  static constexpr int kOffShift = 2;  // q + 4 in 0..7: the hmask bit set adds 4
+  static __m256i scales(const Block& x) {
+    alignas(32) int16_t sc[16];
+    for (int g = 0; g < 16; ++g) sc[g] = static_cast<int16_t>(scale_q3_K(x.scales, g));
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(sc));
+  }
+  static void unpack(const Block& x, int h, __m256i* q) {
+    const __m256i qb = load256(x.qs + 32 * h), hm = load256(x.hmask);
+    const __m256i m3 = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4);
+    for (int r = 0; r < 4; ++r) {
+      const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (4 * h + r)));
+      const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit);
+      q[r] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(qb, 2 * r), m3),
+                             _mm256_and_si256(set, four));
+    }
+  }
+};
+struct KQ6 {
+  using Block = block_q6_K;
+  static constexpr int kOffShift = 5;  // q + 32 in 0..63
+  static __m256i scales(const Block& x) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x.scales)));
+  }
+  static void unpack(const Block& x, int h, __m256i* q) {
+    unpack_q6_K(x.ql + 64 * h, x.qh + 32 * h, q);
+  }
+};
+
+// The integer sums of one such super-block x with NC activation blocks y[c] (8 int32 lanes
+// each): each run unpacked once for all NC columns; the offset taken off in the int32 sums
+// (|sum| < 2^26: exact).
+template <class KQ, int NC>
+inline void k_group_sums(const typename KQ::Block& x, const act_q8k* const* y, __m256i* sumi) {
+  const __m256i sc16 = KQ::scales(x);
   for (int c = 0; c < NC; ++c) {
-    // -32 * scale_g * bsum_g, the offset's share, in 8 lanes
-    const __m256i pc = _mm256_madd_epi16(sc16, load256(y[c]->bsums));
-    sumi[c] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(pc, 5));
+    sumi[c] = _mm256_setzero_si256();
+    if constexpr (KQ::kOffShift >= 0) {
+      // -2^kOffShift * scale_g * bsum_g, the offset's share, in 8 lanes
+      const __m256i pc = _mm256_madd_epi16(sc16, load256(y[c]->bsums));
+      sumi[c] = _mm256_sub_epi32(sumi[c], _mm256_slli_epi32(pc, KQ::kOffShift));
+    }
   }
   for (int h = 0; h < 2; ++h) {
     __m256i q[4];
-    unpack_q6_K(x.ql + 64 * h, x.qh + 32 * h, q);
+    KQ::unpack(x, h, q);
     // scales 8h .. 8h + 7 in both 128-bit lanes; run r takes 2r (low lane), 2r + 1 (high)
     const __m256i sch = _mm256_permute2x128_si256(sc16, sc16, h == 0 ? 0x00 : 0x11);
     for (int r = 0; r < 4; ++r) {
@@ -814,22 +868,38 @@ inline void q6_K_sums(const block_q6_K& x, const act_q8k* const* y, __m256i* sum
   }
 }
 
-// Q6_K x NC activation rows.
-template <int NC>
-void q6_K_avx2(int64_t k, const void* w, const void* const* a, float* out) {
-  const block_q6_K* x = static_cast<const block_q6_K*>(w);
+// Q2_K, Q3_K, Q6_K x NC activation rows.
+template <class KQ, int NC>
+void k_groups_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  using Block = typename KQ::Block;
+  constexpr bool kMins = std::is_same_v<Block, block_q2_K>;
+  const Block* x = static_cast<const Block*>(w);
   __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  float sm[NC];
+  for (int c = 0; c < NC; ++c) {
+    acc[c] = _mm256_setzero_ps();
+    sm[c] = 0.0f;
+  }
   for (int64_t i = 0; i < k / QK_K; ++i) {
     const act_q8k* y[NC];
     for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8k*>(a[c]) + i;
     __m256i sumi[NC];
-    q6_K_sums<NC>(x[i], y, sumi);
+    k_group_sums<KQ, NC>(x[i], y, sumi);
     const float dx = h2f(x[i].d);
     for (int c = 0; c < NC; ++c)
       acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(y[c]->d * dx), _mm256_cvtepi32_ps(sumi[c]), acc[c]);
+    if constexpr (kMins) {
+      const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i].scales));
+      const __m256i mins =
+          _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc8, 4), _mm_set1_epi8(15)));
+      const float dmin = h2f(x[i].dmin);
+      for (int c = 0; c < NC; ++c) {
+        const int summ = hsum_i32(_mm256_madd_epi16(mins, load256(y[c]->bsums)));
+        sm[c] += y[c]->d * dmin * static_cast<float>(summ);
+      }
+    }
   }
-  for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]);
+  for (int c = 0; c < NC; ++c) out[c] = hsum(acc[c]) - sm[c];
 }
 
 // Q6_K, eight rows x one activation row (decode): dot8_blocks' scheme for super-blocks, written
@@ -846,7 +916,7 @@ void dot8_q6_K_avx2(int64_t k, const void* w, size_t wrow, const void* a, float*
     alignas(16) uint16_t d[8];
     for (int r = 0; r < 8; ++r) {
       const block_q6_K& b = reinterpret_cast<const block_q6_K*>(x + r * wrow)[i];
-      q6_K_sums<1>(b, &yi, sumi + r);
+      k_group_sums<KQ6, 1>(b, &yi, sumi + r);
       d[r] = b.d;
     }
     acc = _mm256_fmadd_ps(row_scales8(d, yi->d), _mm256_cvtepi32_ps(reduce8(sumi)), acc);
@@ -855,7 +925,7 @@ void dot8_q6_K_avx2(int64_t k, const void* w, size_t wrow, const void* a, float*
 }
 float dot_q6_K_avx2(int64_t k, const void* w, const void* a) {
   float r;
-  q6_K_avx2<1>(k, w, &a, &r);
+  k_groups_avx2<KQ6, 1>(k, w, &a, &r);
   return r;
 }
 // Non-linear grids: the nibbles index the grid with one byte shuffle.
@@ -899,6 +969,88 @@ float dot_iq4_xs_avx2(int64_t k, const void* w, const void* a) {
   }
   return hsum(acc);
 }
+
+// One 32-element unit of a weight row, as the 4-column kernels read it: its quants q (signed
+// bytes, or unsigned when the type has a min), its scale d and min m (0 without one).
+struct Unit {
+  __m256i q;
+  float d, m;
+};
+// The 32-element formats (and IQ4_XS's 32-element sub-blocks) x 4 activation rows: unit(u)
+// unpacks unit u once for the 4 columns; Signed takes the sign trick's |q| once too. With a
+// min (Q4_1, Q5_1), q is unsigned and m * s (s = d_y * sum y) adds the min's share. Even and
+// odd units accumulate apart: 8 independent FMA chains, as dot4_q8_0_avx2.
+template <bool Signed, class UnitFn>
+void dot4_units_avx2(int64_t k, const void* const* a, float* out, UnitFn unit) {
+  __m256 acc[2][4];
+  for (int c = 0; c < 4; ++c) acc[0][c] = acc[1][c] = _mm256_setzero_ps();
+  float sm[4] = {0, 0, 0, 0};
+  const auto step = [&](int64_t u, __m256* ac) {
+    const Unit x = unit(u);
+    const __m256i uq = Signed ? _mm256_sign_epi8(x.q, x.q) : x.q;
+    for (int c = 0; c < 4; ++c) {
+      const act_q8* y = static_cast<const act_q8*>(a[c]) + u;
+      const __m256i yq = load256(y->qs);
+      const __m256i p = dot_u8s8(uq, Signed ? _mm256_sign_epi8(yq, x.q) : yq);
+      ac[c] = _mm256_fmadd_ps(_mm256_set1_ps(x.d * y->d), _mm256_cvtepi32_ps(p), ac[c]);
+      if constexpr (!Signed) sm[c] += x.m * y->s;
+    }
+  };
+  const int64_t nu = k / 32;
+  int64_t u = 0;
+  for (; u + 2 <= nu; u += 2) {  // fixed accumulators per step: they stay in registers
+    step(u, acc[0]);
+    step(u + 1, acc[1]);
+  }
+  if (u < nu) step(u, acc[0]);
+  for (int c = 0; c < 4; ++c) out[c] = hsum(_mm256_add_ps(acc[0][c], acc[1][c])) + sm[c];
+}
+void dot4_q4_1_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  const block_q4_1* x = static_cast<const block_q4_1*>(w);
+  dot4_units_avx2<false>(k, a, out, [x](int64_t u) {
+    return Unit{unpack_nibbles(x[u].qs), h2f(x[u].d), h2f(x[u].m)};
+  });
+}
+void dot4_q5_0_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  const block_q5_0* x = static_cast<const block_q5_0*>(w);
+  const __m256i f0 = _mm256_set1_epi8(static_cast<char>(0xF0));
+  dot4_units_avx2<true>(k, a, out, [x, f0](int64_t u) {  // as dot_q5_0_avx2
+    const __m256i q =
+        _mm256_or_si256(unpack_nibbles(x[u].qs), _mm256_andnot_si256(bits_to_bytes(x[u].qh), f0));
+    return Unit{q, h2f(x[u].d), 0.0f};
+  });
+}
+void dot4_q5_1_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  const block_q5_1* x = static_cast<const block_q5_1*>(w);
+  dot4_units_avx2<false>(k, a, out, [x](int64_t u) {
+    return Unit{unpack_q5(x[u].qs, x[u].qh), h2f(x[u].d), h2f(x[u].m)};
+  });
+}
+template <bool MX>
+void dot4_grid32_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  using Block = std::conditional_t<MX, block_mxfp4, block_iq4_nl>;
+  const Block* x = static_cast<const Block*>(w);
+  const __m256i grid = load_grid(MX ? kvalues_mxfp4 : kvalues_iq4nl);
+  dot4_units_avx2<true>(k, a, out, [x, grid](int64_t u) {
+    float d;
+    if constexpr (MX)
+      d = e8m0_half(x[u].e);
+    else
+      d = h2f(x[u].d);
+    return Unit{grid_lookup(grid, x[u].qs), d, 0.0f};
+  });
+}
+// IQ4_XS: unit u is sub-block u % 8 of super-block u / 8, its scale d * the 6-bit sub-scale.
+void dot4_iq4_xs_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  const block_iq4_xs* x = static_cast<const block_iq4_xs*>(w);
+  const __m256i grid = load_grid(kvalues_iq4nl);
+  dot4_units_avx2<true>(k, a, out, [x, grid](int64_t u) {
+    const block_iq4_xs& b = x[u / 8];
+    const int ib = static_cast<int>(u % 8);
+    return Unit{grid_lookup(grid, b.qs + 16 * ib),
+                h2f(b.d) * static_cast<float>(iq4_xs_scale(b, ib)), 0.0f};
+  });
+}
 #endif  // AVX2
 
 // ---- NEON dotprod bodies -------------------------------------------------------------------
@@ -934,26 +1086,28 @@ float dot_q4_0_neon(int64_t k, const void* w, const void* a) {
 
 #if defined(ZEN_MM_AVX2)
 constexpr WeightType kF32{1, 4, Act::F32, dot_f32_avx2, nullptr};
-constexpr WeightType kF16{1, 2, Act::F32, dot_half_avx2<false>, dot4_f16_avx2};
-constexpr WeightType kBF16{1, 2, Act::F32, dot_half_avx2<true>, nullptr};
+constexpr WeightType kF16{1, 2, Act::F32, dot_half_avx2<false>, dot4_half_avx2<false>};
+constexpr WeightType kBF16{1, 2, Act::F32, dot_half_avx2<true>, dot4_half_avx2<true>};
 constexpr WeightType kQ4_0{
     32, sizeof(block_q4_0), Act::Q8, dot_q4_0_avx2, dot4_q4_0_avx2, dot8_q4_0_avx2};
-constexpr WeightType kQ4_1{32, sizeof(block_q4_1), Act::Q8, dot_q4_1_avx2, nullptr};
+constexpr WeightType kQ4_1{32, sizeof(block_q4_1), Act::Q8, dot_q4_1_avx2, dot4_q4_1_avx2};
 constexpr WeightType kQ8_0{
     32, sizeof(block_q8_0), Act::Q8, dot_q8_0_avx2, dot4_q8_0_avx2, dot8_q8_0_avx2};
 constexpr WeightType kQ4_K{256,           sizeof(block_q4_K),   Act::Q8K,
                            dot_q4_K_avx2, q45_K_avx2<4, false>, dot8_q45_K_avx2<false>};
 constexpr WeightType kQ5_K{256,           sizeof(block_q5_K),  Act::Q8K,
                            dot_q5_K_avx2, q45_K_avx2<4, true>, dot8_q45_K_avx2<true>};
-constexpr WeightType kQ5_0{32, sizeof(block_q5_0), Act::Q8, dot_q5_0_avx2, nullptr};
-constexpr WeightType kQ5_1{32, sizeof(block_q5_1), Act::Q8, dot_q5_1_avx2, nullptr};
-constexpr WeightType kQ6_K{256,           sizeof(block_q6_K), Act::Q8K,
-                           dot_q6_K_avx2, q6_K_avx2<4>,       dot8_q6_K_avx2};
-constexpr WeightType kQ2_K{256, sizeof(block_q2_K), Act::Q8K, dot_q2_K_avx2, nullptr};
-constexpr WeightType kIQ4_NL{32, sizeof(block_iq4_nl), Act::Q8, dot_grid32_avx2<false>, nullptr};
-constexpr WeightType kMXFP4{32, sizeof(block_mxfp4), Act::Q8, dot_grid32_avx2<true>, nullptr};
-constexpr WeightType kIQ4_XS{256, sizeof(block_iq4_xs), Act::Q8, dot_iq4_xs_avx2, nullptr};
-constexpr WeightType kQ3_K{256, sizeof(block_q3_K), Act::Q8K, dot_q3_K_avx2, nullptr};
+constexpr WeightType kQ5_0{32, sizeof(block_q5_0), Act::Q8, dot_q5_0_avx2, dot4_q5_0_avx2};
+constexpr WeightType kQ5_1{32, sizeof(block_q5_1), Act::Q8, dot_q5_1_avx2, dot4_q5_1_avx2};
+constexpr WeightType kQ6_K{256,           sizeof(block_q6_K),    Act::Q8K,
+                           dot_q6_K_avx2, k_groups_avx2<KQ6, 4>, dot8_q6_K_avx2};
+constexpr WeightType kQ2_K{256, sizeof(block_q2_K), Act::Q8K, dot_q2_K_avx2, k_groups_avx2<KQ2, 4>};
+constexpr WeightType kIQ4_NL{32, sizeof(block_iq4_nl), Act::Q8, dot_grid32_avx2<false>,
+                             dot4_grid32_avx2<false>};
+constexpr WeightType kMXFP4{32, sizeof(block_mxfp4), Act::Q8, dot_grid32_avx2<true>,
+                            dot4_grid32_avx2<true>};
+constexpr WeightType kIQ4_XS{256, sizeof(block_iq4_xs), Act::Q8, dot_iq4_xs_avx2, dot4_iq4_xs_avx2};
+constexpr WeightType kQ3_K{256, sizeof(block_q3_K), Act::Q8K, dot_q3_K_avx2, k_groups_avx2<KQ3, 4>};
 #else
 constexpr WeightType kF32{1, 4, Act::F32, dot_f32_scalar, nullptr};
 constexpr WeightType kF16{1, 2, Act::F32, dot_f16_scalar, nullptr};
