@@ -302,6 +302,16 @@ TEST_P(Attention, DecodeSweepKvLength) {
   }
 }
 
+// Split-K with GQA groups (the Vulkan device's attention_sg.comp serves up to 4 query heads
+// per kv head in one job): KV lengths that are not a multiple of the 32-key parts that
+// ZEN_VULKAN_ATTENTION=split takes, ratios 3 and 4, and 6 (a group of 4 and a remainder of 2).
+TEST_P(Attention, DecodeSplitPartsGqaGroups) {
+  check({.D = 64, .T = 1, .L = 100, .Hq = 6, .Hkv = 2, .causal = true, .qrange = 3.0f});
+  check({.D = 128, .T = 1, .L = 333, .Hq = 8, .Hkv = 2, .causal = true, .qrange = 3.0f});
+  check({.D = 64, .T = 1, .L = 257, .Hq = 12, .Hkv = 2, .causal = true, .qrange = 3.0f});
+  check({.D = 80, .Dv = 40, .T = 2, .L = 71, .Hq = 6, .Hkv = 1, .S = 2, .causal = true});
+}
+
 TEST_P(Attention, DecodeAgainstPartlyFilledCache) {
   // The cache holds 1000 slots, 601 filled; the rest is NaN and must not be read.
   check({.D = 64, .T = 1, .L = 1000, .causal = true, .pos0 = 600, .filled = 601});

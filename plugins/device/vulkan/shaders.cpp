@@ -58,6 +58,12 @@ const uint32_t kMatvec[] =
 const uint32_t kMatmulTiled[] =
 #include "matmul_tiled.spv.inc"
     ;
+const uint32_t kAttentionSg[] =
+#include "attention_sg.spv.inc"
+    ;
+const uint32_t kAttentionMerge[] =
+#include "attention_merge.spv.inc"
+    ;
 
 const ShaderCode kShaders[] = {
     {"copy", kCopy, sizeof kCopy},
@@ -78,6 +84,8 @@ const ShaderCode kShaders[] = {
     {"matmul_ext", kMatmulExt, sizeof kMatmulExt},
     {"matvec", kMatvec, sizeof kMatvec},
     {"matmul_tiled", kMatmulTiled, sizeof kMatmulTiled},
+    {"attention_sg", kAttentionSg, sizeof kAttentionSg},
+    {"attention_merge", kAttentionMerge, sizeof kAttentionMerge},
 };
 static_assert(sizeof kShaders / sizeof kShaders[0] == static_cast<size_t>(Shader::kCount));
 

@@ -26,6 +26,8 @@ enum class Shader {
   kMatmulExt,
   kMatvec,
   kMatmulTiled,
+  kAttentionSg,
+  kAttentionMerge,
   kCount
 };
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <thread>
 
 #include <zen/plugin.hpp>
 
@@ -54,7 +55,10 @@ uint32_t writes_of(Shader s) {
     case Shader::kRmsNorm:  // the norm, and the product when fused with its weight's MUL
       return 1u << 1 | 1u << 3;
     case Shader::kAttention:
+    case Shader::kAttentionSg:  // dst, or the split-K scratch
       return 1u << 4;
+    case Shader::kAttentionMerge:
+      return 1u << 1;
     default:
       return ~0u;
   }
@@ -103,6 +107,16 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
     tiled_gemm_ = pd_.props.limits.maxComputeWorkGroupInvocations >= 256 &&
                   pd_.props.limits.maxComputeWorkGroupSize[0] >= 256 &&
                   (tiled == "tiled" || (tiled != "rows" && gpu));
+    const char* attn = std::getenv("ZEN_VULKAN_ATTENTION");
+    const std::string_view path = attn ? attn : "";
+    attention_sg_ = pd_.subgroup_reduce && sg >= 8 && sg <= 64 && 64 % sg == 0 &&
+                    (path == "subgroup" || path == "split" || (path != "plain" && gpu));
+    attention_split_ = path == "split"      ? AttentionSplit::kAlways
+                       : path == "subgroup" ? AttentionSplit::kNever
+                                            : AttentionSplit::kAuto;
+    compute_units_ = pd_.sm_count > 0 ? pd_.sm_count
+                     : gpu            ? 0
+                                      : std::max(1u, std::thread::hardware_concurrency());
   }
 
   const float prio = 1.0f;
@@ -455,6 +469,12 @@ VkPipeline VulkanDevice::pipeline(Shader s) {
   ci.stage.module = modules_[i];
   ci.stage.pName = "main";
   ci.layout = layout_;
+  // attention_sg.comp sizes its per-lane registers for the device's subgroups (constant 0:
+  // elements per lane, 256 / subgroup size).
+  const uint32_t per_lane = std::max(1u, 256u / std::max(1u, pd_.subgroup_size));
+  const VkSpecializationMapEntry entry{0, 0, sizeof per_lane};
+  const VkSpecializationInfo spec{1, &entry, sizeof per_lane, &per_lane};
+  if (s == Shader::kAttentionSg) ci.stage.pSpecializationInfo = &spec;
   check(vkCreateComputePipelines(dev_, cache_, 1, &ci, nullptr, &pipelines_[i]),
         (std::string("vkCreateComputePipelines(") + code.name + ")").c_str());
   return pipelines_[i];

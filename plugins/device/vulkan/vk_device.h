@@ -83,6 +83,18 @@ class VulkanDevice final : public zen::Device {
   // (matmul_tiled.comp): on GPUs with 256-invocation workgroups. ZEN_VULKAN_GEMM=tiled uses
   // it on any such device (software ones: tests), =rows on none.
   bool tiled_gemm() const { return tiled_gemm_; }
+  // Attention (vk_ops.cpp, rec_attention): whether attention_sg.comp (a subgroup per group of
+  // up to 4 query heads, lanes across the head dimension) serves instead of attention.comp:
+  // on GPUs with subgroup arithmetic in compute and a subgroup size of 8 to 64; and how its
+  // keys are split (split-K). ZEN_VULKAN_ATTENTION=plain (attention.comp only), =subgroup
+  // (attention_sg.comp, never split), =split (attention_sg.comp, always split into small
+  // parts) force a path on any device that can take it (software ones: tests; GPUs: A/B).
+  enum class AttentionSplit { kAuto, kNever, kAlways };
+  bool attention_subgroup() const { return attention_sg_; }
+  AttentionSplit attention_split() const { return attention_split_; }
+  // Compute units for sizing work (split-K): SMs where the driver tells, a CPU
+  // implementation's hardware threads, else 0 (unknown).
+  uint32_t compute_units() const { return compute_units_; }
   uint64_t max_range() const { return max_range_; }
   // Binding for the bytes [t.offset + rel, + extent) of t's buffer; throws when the range is
   // larger than the device can bind at once.
@@ -168,6 +180,9 @@ class VulkanDevice final : public zen::Device {
   uint64_t max_range_ = 0, offset_align_ = 16, max_alloc_ = 0;
   uint32_t matvec_rows_ = 0;
   bool tiled_gemm_ = false;
+  bool attention_sg_ = false;
+  AttentionSplit attention_split_ = AttentionSplit::kAuto;
+  uint32_t compute_units_ = 0;
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool cmd_pool_ = VK_NULL_HANDLE;

@@ -58,9 +58,13 @@ bool describe(VkPhysicalDevice pd, PhysicalDevice& out) {
   out.has_pci = has_extension(pd, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
   VkPhysicalDevicePCIBusInfoPropertiesEXT pci{};
   pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{};
+  sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  const bool has_sm = has_extension(pd, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (out.has_pci) pci.pNext = has_sm ? &sm : nullptr;
   VkPhysicalDeviceSubgroupProperties sg{};
   sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-  sg.pNext = out.has_pci ? &pci : nullptr;
+  sg.pNext = out.has_pci ? static_cast<void*>(&pci) : (has_sm ? static_cast<void*>(&sm) : nullptr);
   out.driver = {};
   out.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
   out.driver.pNext = &sg;
@@ -70,6 +74,7 @@ bool describe(VkPhysicalDevice pd, PhysicalDevice& out) {
   vkGetPhysicalDeviceProperties2(pd, &p2);
   out.driver.pNext = nullptr;
   out.subgroup_size = sg.subgroupSize;
+  out.sm_count = has_sm ? sm.shaderSMCount : 0;
   const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                       VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
                                       VK_SUBGROUP_FEATURE_SHUFFLE_BIT;

@@ -26,6 +26,9 @@ struct PhysicalDevice {
   // shuffles work there (the matrix-vector kernel's reductions need both).
   uint32_t subgroup_size = 0;
   bool subgroup_reduce = false;
+  // Streaming multiprocessors where the driver tells (VK_NV_shader_sm_builtins), else 0:
+  // split-K attention sizes its parts by it (vk_ops.cpp, attention_parts()).
+  uint32_t sm_count = 0;
 };
 
 class Instance {

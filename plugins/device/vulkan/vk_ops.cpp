@@ -524,6 +524,35 @@ void rec_rope(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& x, const
                ceil_div(per_row * nrows(t), 64));
 }
 
+// Split-K attention (attention_sg.comp with a part length, then attention_merge.comp): keys
+// per part, 0 for no split. A decode step has few jobs (groups of up to 4 query heads sharing
+// a kv head, times queries and sequences: 8 for a Qwen3-0.6B token), far fewer subgroups than
+// a GPU keeps in flight, and each job walks the whole KV. So a long KV is split until there
+// are about kJobsPerUnit subgroups per compute unit (kDefaultUnits when the driver does not
+// say), in parts of at least kMinPart keys (each part costs the merge one more read of Dv + 2
+// floats per row), at most kMaxParts. Prefill has jobs enough and is not split. Forced
+// (ZEN_VULKAN_ATTENTION=split): parts of 32 keys (at most kMaxParts), so that the op tests'
+// short caches split too. Part lengths are multiples of 32; the last part may be shorter.
+uint32_t attention_part(const VulkanDevice& dev, uint64_t jobs, uint64_t L, uint64_t rows,
+                        uint64_t Dv) {
+  constexpr uint64_t kMinPart = 128, kMaxParts = 64, kJobsPerUnit = 8, kDefaultUnits = 64;
+  using Split = VulkanDevice::AttentionSplit;
+  uint64_t parts = 1;
+  if (dev.attention_split() == Split::kAlways) {
+    parts = ceil_div(L, 32);
+  } else if (dev.attention_split() == Split::kAuto) {
+    const uint64_t units = dev.compute_units() ? dev.compute_units() : kDefaultUnits;
+    parts = std::min(ceil_div(units * kJobsPerUnit, jobs), L / kMinPart);
+  }
+  parts = std::min(parts, kMaxParts);
+  if (parts <= 1) return 0;
+  uint64_t part = ceil_div(ceil_div(L, parts), 32) * 32;
+  // The scratch holds (m, l, Dv outputs) per part and row: fewer parts where that is large.
+  const uint64_t cap = std::min<uint64_t>(64ull << 20, dev.max_range());
+  while (part < L && ceil_div(L, part) * rows * (Dv + 2) * 4 > cap) part *= 2;
+  return part < L ? static_cast<uint32_t>(part) : 0;
+}
+
 void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, const zen_tensor& k,
                    const zen_tensor& v, const zen_tensor* mask) {
   const Binding bq = dev.bind(q, extent(q)), bk = dev.bind(k, extent(k)),
@@ -535,10 +564,18 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
   };
   const uint32_t flags = code(k.type) | (code(v.type) << 2) | (mtype << 4) |
                          (t.params[ZEN_ATTN_CAUSAL] != 0 ? 64u : 0u) | (code(q.type) << 7);
+  const uint64_t T = q.ne[1], Hq = q.ne[2], S = q.ne[3], L = k.ne[1], Hkv = k.ne[2], Dv = v.ne[0],
+                 rows = Hq * T * S;
+  // attention_sg.comp: one subgroup per (part, group of up to 4 query heads of a kv head, t, s).
+  const bool sg = dev.attention_subgroup();
+  const uint64_t jobs = ceil_div(Hq / Hkv, 4) * Hkv * T * S;
+  const uint32_t part = sg ? attention_part(dev, jobs, L, rows, Dv) : 0;
+  const uint64_t parts = part ? ceil_div(L, part) : 1;
+  const Binding out = part ? dev.scratch(parts * rows * (Dv + 2) * 4) : bd;
+
   Push p;
-  p << bq.residual << bk.residual << bv.residual << bm.residual << bd.residual;
-  p << u(q.ne[0]) << u(v.ne[0]) << u(q.ne[1]) << u(q.ne[2]) << u(q.ne[3]) << u(k.ne[1])
-    << u(k.ne[2]);
+  p << bq.residual << bk.residual << bv.residual << bm.residual << out.residual;
+  p << (u(q.ne[0]) | u(v.ne[0]) << 16) << u(T) << u(Hq) << u(S) << u(L) << u(Hkv);
   p << u(q.nb[1]) << u(q.nb[2]) << u(q.nb[3]);
   p << u(k.nb[1]) << u(k.nb[2]) << u(k.nb[3]);
   p << u(v.nb[1]) << u(v.nb[2]) << u(v.nb[3]);
@@ -551,9 +588,18 @@ void rec_attention(VulkanDevice& dev, const zen_tensor& t, const zen_tensor& q, 
   p << u(k.nb[0]) << u(v.nb[0]);
   p << f(zen_param_f32(&t, ZEN_ATTN_SCALE)) << f(zen_param_f32(&t, ZEN_ATTN_SOFTCAP)) << flags;
   p << static_cast<uint32_t>(t.params[ZEN_ATTN_WINDOW])
-    << static_cast<uint32_t>(t.params[ZEN_ATTN_POS0]);
-  dev.dispatch(Shader::kAttention, {bq, bk, bv, bm, bd}, p.data(), p.bytes(),
-               static_cast<uint64_t>(q.ne[1] * q.ne[2] * q.ne[3]));
+    << static_cast<uint32_t>(t.params[ZEN_ATTN_POS0]) << part;
+  if (!sg) {
+    dev.dispatch(Shader::kAttention, {bq, bk, bv, bm, bd}, p.data(), p.bytes(), rows);
+    return;
+  }
+  const uint64_t per_group = 64 / dev.physical().subgroup_size;  // subgroups per workgroup
+  dev.dispatch(Shader::kAttentionSg, {bq, bk, bv, bm, out}, p.data(), p.bytes(),
+               ceil_div(jobs * parts, per_group));
+  if (!part) return;
+  Push pm;
+  pm << out.residual << bd.residual << u(Dv) << u(rows) << u(parts);
+  dev.dispatch(Shader::kAttentionMerge, {out, bd}, pm.data(), pm.bytes(), rows);
 }
 
 // CONV1D, CONV2D, CONV_TRANSPOSE1D (conv.comp): each tensor's dims mapped onto the 2D
