@@ -76,22 +76,18 @@ float att_cap(float d) { return pc.softcap > 0.0 ? pc.softcap * tanh(clamp(d, -1
 
 // Element i of the K or V row at byte `row` (element stride nb0 for the float types); types
 // 0 F32, 1 F16, 2 BF16, 3 Q8_0 (block i / 32 at row + 34 (i / 32): half d, then 32 int8 q).
-float ldk(uint row, uint i, uint nb0, uint t) {
-  if (t == 3u) {
-    const uint b = row + (i >> 5) * 34u;
-    return rdf16_1(b) * float(bitfieldExtract(int(rd8_1(b + 2u + (i & 31u))), 0, 8));
+// One body for both bindings: GLSL cannot take a buffer as an argument.
+#define ATT_LOAD_ELEM(NAME, N)                                                              \
+  float NAME(uint row, uint i, uint nb0, uint t) {                                          \
+    if (t == 3u) {                                                                          \
+      const uint b = row + (i >> 5) * 34u;                                                  \
+      return rdf16_##N(b) * float(bitfieldExtract(int(rd8_##N(b + 2u + (i & 31u))), 0, 8)); \
+    }                                                                                       \
+    const uint o = row + i * nb0;                                                           \
+    return t == 1u ? rdf16_##N(o) : (t == 2u ? bf16_to_f32(rd16_##N(o)) : rdf32_##N(o));   \
   }
-  const uint o = row + i * nb0;
-  return t == 1u ? rdf16_1(o) : (t == 2u ? bf16_to_f32(rd16_1(o)) : rdf32_1(o));
-}
-float ldv(uint row, uint i, uint nb0, uint t) {
-  if (t == 3u) {
-    const uint b = row + (i >> 5) * 34u;
-    return rdf16_2(b) * float(bitfieldExtract(int(rd8_2(b + 2u + (i & 31u))), 0, 8));
-  }
-  const uint o = row + i * nb0;
-  return t == 1u ? rdf16_2(o) : (t == 2u ? bf16_to_f32(rd16_2(o)) : rdf32_2(o));
-}
+ATT_LOAD_ELEM(ldk, 1)
+ATT_LOAD_ELEM(ldv, 2)
 
 // Output row index of (query head h, query t, sequence s) in dst [Dv, Hq, T, S].
 uint att_orow(uint h, uint t, uint s) { return (s * pc.T + t) * pc.Hq + h; }
