@@ -68,34 +68,67 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
   gpus=${ZEN_GPU_CHECK_DEVICES:-$gpus}
   echo "GPU devices: ${gpus:-none}"
 
-  echo "== op harness"
-  for t in "$here"/bin/ops_*; do
-    for d in $gpus; do
-      local filter="*/${d/:/_}"
-      "$t" --gtest_filter="$filter" --gtest_brief=1 >"$out/$(basename "$t").${d/:/_}.txt" 2>&1 || true
-      printf '%-14s %-9s %s\n' "$(basename "$t")" "$d" \
-        "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$(basename "$t").${d/:/_}.txt" | tr '\n' ' ')"
-    done
-  done | tee "$out/ops.txt"
+  # Steps in the order of their value, each bounded by what is left of the time (the device
+  # tool's commands stop at 600 s): the bench table first, the op harness last.
+  local deadline=$((SECONDS + ${ZEN_GPU_CHECK_SECONDS:-480}))
+  left() { local l=$((deadline - SECONDS)); echo $((l < ${1:-240} ? (l > 0 ? l : 1) : ${1:-240})); }
+  zb() { # zb TAG DEVICE MODEL ARGS...: one bench, output in OUT/bench.TAG.txt, rows printed
+    local tag=$1 d=$2 m=$3
+    shift 3
+    echo "-- $tag ($(basename "$m") on $d: $*)"
+    timeout "$(left)" "$z" bench -m "$m" "$@" -v --device "$d" >"$out/bench.$tag.txt" 2>&1 ||
+      echo "(exit $?)"
+    grep -E '^\| (pp|tg|bd)|submits|^vulkan profile|^  [a-z_]+(\[| )' "$out/bench.$tag.txt" |
+      head -40 || tail -3 "$out/bench.$tag.txt"
+  }
 
   echo "== bench models"
-  local models=/tmp/zen-bench-models
-  python3 "$here/make_bench_models.py" "$models" --zen-engine "$z" \
-    --types "${ZEN_GPU_CHECK_TYPES:-Q4_0,Q4_K_M,Q8_0}" \
-    --no-check >"$out/make_models.txt" 2>&1 || tail -5 "$out/make_models.txt"
-  for m in "$models"/qwen3-0.6b-shape-{q4_0,q4_k_m,q8_0}.gguf; do
+  local models=/tmp/zen-bench-models types=${ZEN_GPU_CHECK_TYPES:-Q4_0,Q4_K_M,Q8_0}
+  timeout "$(left 120)" python3 "$here/make_bench_models.py" "$models" --zen-engine "$z" \
+    --types "$types" --no-check >"$out/make_models.txt" 2>&1 || tail -5 "$out/make_models.txt"
+  local bench=${ZEN_GPU_CHECK_BENCH:--p 512 -n 128 -r 2} first=1 vk
+  vk=$(tr ' ' '\n' <<<"$gpus" | grep '^vulkan' | head -1 || true)
+  for ty in ${types//,/ }; do
+    local m=$models/qwen3-0.6b-shape-${ty,,}.gguf tag
     [ -e "$m" ] || continue
+    tag=$(basename "$m" .gguf)
     for d in $gpus cpu; do
-      local tag
-      tag=$(basename "$m" .gguf).${d/:/_}
-      echo "-- $(basename "$m") on $d"
       # shellcheck disable=SC2086
-      timeout 240 "$z" bench -m "$m" ${ZEN_GPU_CHECK_BENCH:--p 512 -n 128 -r 3} -v --device "$d" \
-        >"$out/bench.$tag.txt" 2>&1 ||
-        echo "(exit $?)"
-      grep -E '^\| (pp|tg)|submits' "$out/bench.$tag.txt" || tail -3 "$out/bench.$tag.txt"
+      zb "$tag.${d/:/_}" "$d" "$m" $bench
     done
+    # Where the time goes on Vulkan, per kernel (serialized dispatches), for the first file.
+    if [ -n "$vk" ] && [ "$first" = 1 ]; then
+      ZEN_VULKAN_PROFILE=1 zb "$tag.decode-profile" "$vk" "$m" -p 0 -n 64 -r 1
+      ZEN_VULKAN_PROFILE=1 zb "$tag.prefill-profile" "$vk" "$m" -p 512 -n 0 -r 1
+    fi
+    first=0
   done | tee "$out/bench.txt"
+
+  if [ -n "$vk" ]; then
+    local first_type=${types%%,*} m
+    m=$models/qwen3-0.6b-shape-${first_type,,}.gguf
+    echo "== $vk variants and batched decode ($(basename "$m"))"
+    {
+      for a in plain subgroup split; do
+        ZEN_VULKAN_ATTENTION=$a zb "attention-$a" "$vk" "$m" -p 0 -n 128 -r 2
+      done
+      ZEN_VULKAN_MATVEC=rows zb matvec-rows "$vk" "$m" -p 0 -n 128 -r 2
+      ZEN_VULKAN_GEMM=rows zb gemm-rows "$vk" "$m" -p 512 -n 0 -r 2
+      zb batched "$vk" "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
+      zb batched-cpu cpu "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
+    } | tee "$out/variants.txt"
+  fi
+
+  echo "== op harness"
+  for d in $gpus; do
+    for t in "$here"/bin/ops_*; do
+      local filter="*/${d/:/_}" log
+      log=$out/$(basename "$t").${d/:/_}.txt
+      timeout "$(left 90)" "$t" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 || true
+      printf '%-14s %-9s %s\n' "$(basename "$t")" "$d" \
+        "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+    done
+  done | tee "$out/ops.txt"
 }
 
 case "${1:-}" in

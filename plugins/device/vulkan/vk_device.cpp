@@ -135,6 +135,7 @@ VulkanDevice::VulkanDevice(std::shared_ptr<Instance> inst, const PhysicalDevice&
   dci.pEnabledFeatures = &feats;
   check(vkCreateDevice(pd_.handle, &dci, nullptr, &dev_), "vkCreateDevice");
   vkGetDeviceQueue(dev_, pd_.compute_family, 0, &queue_);
+  profiler_ = Profiler::create(dev_, pd_);
 
   try {
     VkCommandPoolCreateInfo pci{};
@@ -197,6 +198,7 @@ void VulkanDevice::destroy() {
   modules_ = {};
   if (cache_) vkDestroyPipelineCache(dev_, cache_, nullptr);
   drop_recordings(nullptr);
+  profiler_.reset();  // prints its report
   if (layout_) vkDestroyPipelineLayout(dev_, layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(dev_, set_layout_, nullptr);
   for (auto [b, map] : {std::pair{staging_, staging_map_}, std::pair{ring_, ring_map_},
@@ -295,6 +297,7 @@ void VulkanDevice::wait_pending() {
   if (!pending_) return;
   pending_ = false;
   wait(fence_);
+  if (profiler_ && last_run_) profiler_->collect(last_run_->marks);
 }
 
 void VulkanDevice::free_retired() {
@@ -573,6 +576,9 @@ void VulkanDevice::dispatch(Shader s, std::initializer_list<Binding> binds, cons
   const uint32_t y = static_cast<uint32_t>((groups + x - 1) / x);
   vkCmdDispatch(cmd, x, y, 1);
   ++rec_->dispatches;
+  if (profiler_)
+    profiler_->stamp(cmd, rec_->marks,
+                     std::string(shader_code(s).name) + "[" + std::to_string(groups) + "]");
 }
 
 bool VulkanDevice::supports_op(const zen_graph& g, int32_t node) {
@@ -654,6 +660,7 @@ void VulkanDevice::drop_recording(Recording& r) {
     if (c) cmds[n++] = c;
   if (n) vkFreeCommandBuffers(dev_, cmd_pool_, n, cmds);
   if (r.pool) vkDestroyDescriptorPool(dev_, r.pool, nullptr);
+  if (profiler_) profiler_->release(r.marks);
   r.cmd = r.readback_cmd = VK_NULL_HANDLE;
   r.pool = VK_NULL_HANDLE;
 }
@@ -693,6 +700,7 @@ VulkanDevice::Recording& VulkanDevice::record_graph(const zen_graph& g,
     check(vkBeginCommandBuffer(r.cmd, &bi), "vkBeginCommandBuffer");
     record_copies(r.cmd, staged_);
     r.copies = !staged_.empty();
+    if (profiler_) profiler_->begin(r.cmd, r.marks, sets + 1);
     rec_ = &r;
     written_.clear();
     read_.clear();

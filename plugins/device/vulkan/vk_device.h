@@ -33,6 +33,7 @@
 
 #include "shaders.h"
 #include "vk_instance.h"
+#include "vk_profile.h"
 
 namespace zen_vk {
 
@@ -146,6 +147,7 @@ class VulkanDevice final : public zen::Device {
     bool copies = false;    // starts with staged uploads
     bool one_shot = false;  // binds a scratch buffer replaced since: not replayed
     uint64_t last_used = 0;
+    Profiler::Marks marks;  // ZEN_VULKAN_PROFILE: its timestamps
   };
 
   void destroy();
@@ -190,6 +192,7 @@ class VulkanDevice final : public zen::Device {
   VkFence fence_ = VK_NULL_HANDLE, xfer_fence_ = VK_NULL_HANDLE;
   bool pending_ = false;  // a compute submit whose fence has not been waited
   zen_device_counters counters_{};
+  std::unique_ptr<Profiler> profiler_;  // null unless ZEN_VULKAN_PROFILE
 
   // The recording being made (dispatch() appends to it) and the ranges dispatched since its
   // last barrier.
