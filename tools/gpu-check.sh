@@ -17,7 +17,8 @@
 # ../shared/gpu/README.md; this script gathers what that image lacks.
 #
 # Overrides, for a dry run on a machine without a GPU (lavapipe): ZEN_GPU_CHECK_DEVICES
-# ("vulkan:0"), ZEN_GPU_CHECK_TYPES ("Q4_0"), ZEN_GPU_CHECK_BENCH ("-p 8 -n 4 -r 1").
+# ("vulkan:0"), ZEN_GPU_CHECK_TYPES ("Q4_0"), ZEN_GPU_CHECK_BENCH ("-p 8 -n 4 -r 1"); and
+# ZEN_GPU_CHECK_STEPS (any of bench,profile,variants,ops), ZEN_GPU_CHECK_SECONDS (480).
 set -euo pipefail
 
 gather() {
@@ -78,33 +79,42 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
     echo "-- $tag ($(basename "$m") on $d: $*)"
     timeout "$(left)" "$z" bench -m "$m" "$@" -v --device "$d" >"$out/bench.$tag.txt" 2>&1 ||
       echo "(exit $?)"
-    grep -E '^\| (pp|tg|bd)|submits|^vulkan profile|^  [a-z_]+(\[| )' "$out/bench.$tag.txt" |
-      head -40 || tail -3 "$out/bench.$tag.txt"
+    grep -E '^\| (pp|tg|bd)|submits|^(vulkan|opencl) profile|^  [a-z_0-9]+(\[| )' "$out/bench.$tag.txt" |
+      head -60 || tail -3 "$out/bench.$tag.txt"
   }
 
   echo "== bench models"
   local models=/tmp/zen-bench-models types=${ZEN_GPU_CHECK_TYPES:-Q4_0,Q4_K_M,Q8_0}
   timeout "$(left 120)" python3 "$here/make_bench_models.py" "$models" --zen-engine "$z" \
     --types "$types" --no-check >"$out/make_models.txt" 2>&1 || tail -5 "$out/make_models.txt"
-  local bench=${ZEN_GPU_CHECK_BENCH:--p 512 -n 128 -r 2} first=1 vk
+  local bench=${ZEN_GPU_CHECK_BENCH:--p 512 -n 128 -r 2} first=1 vk gpu1
+  local steps=${ZEN_GPU_CHECK_STEPS:-bench,profile,variants,ops}
   vk=$(tr ' ' '\n' <<<"$gpus" | grep '^vulkan' | head -1 || true)
+  gpu1=${gpus%% *}
   for ty in ${types//,/ }; do
     local m=$models/qwen3-0.6b-shape-${ty,,}.gguf tag
     [ -e "$m" ] || continue
     tag=$(basename "$m" .gguf)
-    for d in $gpus cpu; do
-      # shellcheck disable=SC2086
-      zb "$tag.${d/:/_}" "$d" "$m" $bench
-    done
-    # Where the time goes on Vulkan, per kernel (serialized dispatches), for the first file.
-    if [ -n "$vk" ] && [ "$first" = 1 ]; then
-      ZEN_VULKAN_PROFILE=1 zb "$tag.decode-profile" "$vk" "$m" -p 0 -n 64 -r 1
-      ZEN_VULKAN_PROFILE=1 zb "$tag.prefill-profile" "$vk" "$m" -p 512 -n 0 -r 1
+    if [[ $steps == *bench* ]]; then
+      for d in $gpus cpu; do
+        # shellcheck disable=SC2086
+        zb "$tag.${d/:/_}" "$d" "$m" $bench
+      done
+    fi
+    # Where the time goes, per kernel (ZEN_VULKAN_PROFILE / ZEN_OPENCL_PROFILE), on each GPU
+    # device for the first file.
+    if [[ $steps == *profile* ]] && [ "$first" = 1 ]; then
+      for d in $gpus; do
+        ZEN_VULKAN_PROFILE=1 ZEN_OPENCL_PROFILE=1 zb "$tag.decode-profile.${d/:/_}" "$d" "$m" \
+          -p 0 -n 64 -r 1
+        ZEN_VULKAN_PROFILE=1 ZEN_OPENCL_PROFILE=1 zb "$tag.prefill-profile.${d/:/_}" "$d" "$m" \
+          -p 512 -n 0 -r 1
+      done
     fi
     first=0
   done | tee "$out/bench.txt"
 
-  if [ -n "$vk" ]; then
+  if [ -n "$vk" ] && [[ $steps == *variants* ]]; then
     local first_type=${types%%,*} m
     m=$models/qwen3-0.6b-shape-${first_type,,}.gguf
     echo "== $vk variants and batched decode ($(basename "$m"))"
@@ -114,11 +124,17 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
       done
       ZEN_VULKAN_MATVEC=rows zb matvec-rows "$vk" "$m" -p 0 -n 128 -r 2
       ZEN_VULKAN_GEMM=rows zb gemm-rows "$vk" "$m" -p 512 -n 0 -r 2
-      zb batched "$vk" "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
-      zb batched-cpu cpu "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
     } | tee "$out/variants.txt"
   fi
+  if [ -n "$gpu1" ] && [[ $steps == *variants* ]]; then
+    local first_type=${types%%,*} m
+    m=$models/qwen3-0.6b-shape-${first_type,,}.gguf
+    for d in "$gpu1" cpu; do
+      zb "batched.${d/:/_}" "$d" "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
+    done | tee -a "$out/variants.txt"
+  fi
 
+  [[ $steps == *ops* ]] || return 0
   echo "== op harness"
   for d in $gpus; do
     for t in "$here"/bin/ops_*; do

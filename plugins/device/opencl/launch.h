@@ -82,13 +82,16 @@ class Launch {
   void enqueue(int64_t n, size_t local) {
     if (n <= 0) return;
     const size_t global = static_cast<size_t>(n);
-    const cl_int err = clEnqueueNDRangeKernel(c_.queue, k_, 1, nullptr, &global,
-                                              local ? &local : nullptr, 0, nullptr, nullptr);
+    cl_event ev = nullptr;
+    const cl_int err =
+        clEnqueueNDRangeKernel(c_.queue, k_, 1, nullptr, &global, local ? &local : nullptr, 0,
+                               nullptr, c_.profile ? &ev : nullptr);
     if (err != CL_SUCCESS)
       throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clEnqueueNDRangeKernel", err) + " (" + name_ +
                                              ", " + std::to_string(n) + " work-items)");
     ++c_.counters->dispatches;
     ++c_.counters->descriptor_writes;  // the argument set written for this launch
+    if (c_.profile) c_.profile->add(ev, std::string(name_) + "[" + std::to_string(n) + "]");
   }
 
   const LaunchContext& c_;

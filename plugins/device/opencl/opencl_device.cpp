@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -95,7 +96,9 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
                                            reinterpret_cast<cl_context_properties>(e.platform), 0};
     ctx_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &err);
     cl_check(err, "clCreateContext");
-    queue_ = clCreateCommandQueue(ctx_, device_, 0, &err);  // in order, no profiling
+    profile_ = LaunchProfile::from_env();
+    // In order; with profiling only under ZEN_OPENCL_PROFILE.
+    queue_ = clCreateCommandQueue(ctx_, device_, profile_ ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     cl_check(err, "clCreateCommandQueue");
     dummy_ = counted_buffer(ctx_, counters_, CL_MEM_READ_WRITE, 64, nullptr, &err);
     cl_check(err, "clCreateBuffer");
@@ -158,6 +161,7 @@ OpenClDevice::~OpenClDevice() { release(); }
 
 void OpenClDevice::release() {
   if (queue_) clFinish(queue_);
+  profile_.reset();  // prints its report
   for (auto& [name, k] : kernels_) clReleaseKernel(k);
   kernels_.clear();
   scratch_.reset();
@@ -255,8 +259,11 @@ uint64_t OpenClDevice::graph_key(const zen_graph& g) {
 }
 
 void OpenClDevice::compute(const zen_graph& g) {
-  const LaunchContext c{queue_, &kernels_, dummy_, errors_, scratch_.get(), &counters_, matvec_};
+  const auto started = std::chrono::steady_clock::now();
+  const LaunchContext c{queue_,         &kernels_,  dummy_,  errors_,
+                        scratch_.get(), &counters_, matvec_, profile_.get()};
   for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
+  if (profile_) profile_->enqueued_graph(std::chrono::steady_clock::now() - started);
   last_run_ = graph_key(g);
   after_run_ = true;
   readbacks_ready_ = false;
@@ -281,6 +288,7 @@ void OpenClDevice::compute(const zen_graph& g) {
 void OpenClDevice::synchronize() {
   cl_check(clFinish(queue_), "clFinish");
   ++counters_.host_waits;
+  if (profile_) profile_->collect();
   staged_.clear();  // the queue has read them
   readbacks_ready_ = after_run_;
   if (!flag_pending_) return;

@@ -88,6 +88,7 @@ class OpenClDevice final : public zen::Device {
   std::map<std::string, cl_kernel> kernels_;
   std::unique_ptr<Scratch> scratch_;  // quantized activations of the matmuls (ops.h)
   zen_device_counters counters_{};
+  std::unique_ptr<LaunchProfile> profile_;  // null unless ZEN_OPENCL_PROFILE
   bool matvec_ = false;  // decode's quantized MATMULs take k_matvec_q8 (opencl_device.cpp)
 };
 

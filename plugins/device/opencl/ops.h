@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cl_api.h"
+#include "cl_profile.h"
 
 namespace zen_opencl {
 
@@ -43,6 +44,7 @@ struct LaunchContext {
   Scratch* scratch;               // the quantized-activation matmul's temporary rows
   zen_device_counters* counters;  // each launch adds a dispatch and an argument set
   bool matvec;  // a quantized MATMUL with one column takes k_matvec_q8 (76_matvec_q8.cl)
+  LaunchProfile* profile = nullptr;  // ZEN_OPENCL_PROFILE: each launch's event goes here
 };
 
 // ops_support.cpp

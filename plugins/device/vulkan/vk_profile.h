@@ -9,11 +9,11 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "../common/kernel_times.h"
 #include "vk_instance.h"
 
 namespace zen_vk {
@@ -39,19 +39,10 @@ class Profiler {
 
  private:
   Profiler(VkDevice dev, double ns_per_tick) : dev_(dev), ns_per_tick_(ns_per_tick) {}
-  void report() const;
 
-  struct Total {
-    uint64_t calls = 0;
-    double ns = 0;
-  };
   VkDevice dev_;
   double ns_per_tick_;
-  std::map<std::string, uint32_t> ids_;
-  std::vector<std::string> names_;
-  std::vector<Total> totals_;
-  uint64_t runs_ = 0;
-  double run_ns_ = 0;
+  zen_device_common::KernelTimes times_;
 };
 
 }  // namespace zen_vk
