@@ -29,13 +29,21 @@ class LaunchProfile {
   ~LaunchProfile() {
     collect();
     if (graphs_ > 0)
-      std::fprintf(stderr, "opencl profile: host enqueue %.1f us per graph\n",
-                   host_ns_ / 1e3 / static_cast<double>(graphs_));
+      std::fprintf(stderr,
+                   "opencl profile: host enqueue %.1f us per graph, %.0f of %.0f kernel arguments "
+                   "set (the others held from the last launch)\n",
+                   host_ns_ / 1e3 / static_cast<double>(graphs_),
+                   static_cast<double>(args_set_) / static_cast<double>(graphs_),
+                   static_cast<double>(args_) / static_cast<double>(graphs_));
     times_.report(stderr, "opencl", "in-order queue");
   }
 
   void add(cl_event ev, const std::string& label) {
     pending_.emplace_back(ev, times_.label_id(label));
+  }
+  void argument(bool set) {
+    ++args_;
+    args_set_ += set;
   }
   void enqueued_graph(std::chrono::steady_clock::duration host) {
     ++graphs_;
@@ -65,7 +73,7 @@ class LaunchProfile {
  private:
   std::vector<std::pair<cl_event, uint32_t>> pending_;
   zen_device_common::KernelTimes times_;
-  uint64_t graphs_ = 0;
+  uint64_t graphs_ = 0, args_ = 0, args_set_ = 0;
   double host_ns_ = 0;
 };
 

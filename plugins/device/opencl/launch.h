@@ -5,7 +5,9 @@
 #include <zen/graph.h>
 #include <zen/plugin.hpp>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "ops.h"
 
@@ -18,7 +20,12 @@ class Launch {
     if (it == c.kernels->end())
       throw zen::Error(ZEN_ERR_INTERNAL,
                        std::string("opencl: kernel ") + kernel + " missing from the program");
-    k_ = it->second;
+    slot_ = &it->second;
+    k_ = slot_->kernel;
+    if (slot_->epoch != c.counters->allocations) {
+      slot_->last.clear();
+      slot_->epoch = c.counters->allocations;
+    }
   }
   // A tensor: buffer, byte offset, ne, nb (TENSOR() in kernels/00_common.cl); nullptr binds
   // the dummy buffer.
@@ -72,10 +79,21 @@ class Launch {
 
  private:
   Launch& arg(size_t size, const void* v) {
+    if (slot_->last.size() <= idx_) slot_->last.resize(idx_ + 1);
+    std::vector<unsigned char>& last = slot_->last[idx_];
+    const auto* bytes = static_cast<const unsigned char*>(v);
+    const bool same = last.size() == size && std::memcmp(last.data(), bytes, size) == 0;
+    if (c_.profile) c_.profile->argument(!same);
+    if (same) {
+      ++idx_;  // the kernel holds these bytes already
+      return *this;
+    }
+    last.clear();  // a failed set leaves it unknown
     const cl_int err = clSetKernelArg(k_, idx_, size, v);
     if (err != CL_SUCCESS)
       throw zen::Error(ZEN_ERR_INTERNAL, cl_failure("clSetKernelArg", err) + " (" + name_ +
                                              ", argument " + std::to_string(idx_) + ")");
+    last.assign(bytes, bytes + size);
     ++idx_;
     return *this;
   }
@@ -96,6 +114,7 @@ class Launch {
 
   const LaunchContext& c_;
   const char* name_;
+  KernelSlot* slot_ = nullptr;
   cl_kernel k_ = nullptr;
   cl_uint idx_ = 0;
 };

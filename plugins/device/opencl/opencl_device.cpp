@@ -42,13 +42,14 @@ std::string program_source() {
   return s;
 }
 
-// Whether quantized MATMULs with one column take k_matvec_q8: where the program has sub-group
-// functions, unless ZEN_OPENCL_MATVEC says otherwise ("1": on, with the local-memory reduction
-// where there are no sub-groups, so the kernel is tested on devices without them; "0": off).
-bool use_matvec(bool with_subgroups) {
+// Whether quantized MATMULs with one column take k_matvec_q8: on GPUs (NVIDIA's OpenCL has
+// no sub-group extension: the local-memory reduction serves; one item per row left an H100 at
+// 5 GB/s) and where the program has sub-group functions, unless ZEN_OPENCL_MATVEC says
+// otherwise ("1": on, "0": off).
+bool use_matvec(bool with_subgroups, bool gpu) {
   const char* v = std::getenv("ZEN_OPENCL_MATVEC");
   if (v && *v) return std::string_view(v) != "0";
-  return with_subgroups;
+  return with_subgroups || gpu;
 }
 
 }  // namespace
@@ -132,7 +133,9 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     }
     if (!built.program) built = build_program(ctx_, e.platform, device_, program_source(), options);
     program_ = built.program;
-    matvec_ = use_matvec(with_subgroups);
+    cl_device_type type = 0;
+    clGetDeviceInfo(device_, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+    matvec_ = use_matvec(with_subgroups, (type & CL_DEVICE_TYPE_GPU) != 0);
     zen::Host::log(ZEN_LOG_DEBUG, "opencl",
                    std::string("decode matrix-vector kernel (k_matvec_q8) ") +
                        (matvec_ ? "on" : "off") + ", sub-group functions " +
@@ -149,7 +152,7 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     for (cl_kernel k : ks) {
       char name[128] = {};
       clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
-      kernels_[name] = k;
+      kernels_[name].kernel = k;
     }
   } catch (...) {
     release();  // the destructor does not run for a constructor that throws
@@ -162,7 +165,7 @@ OpenClDevice::~OpenClDevice() { release(); }
 void OpenClDevice::release() {
   if (queue_) clFinish(queue_);
   profile_.reset();  // prints its report
-  for (auto& [name, k] : kernels_) clReleaseKernel(k);
+  for (auto& [name, k] : kernels_) clReleaseKernel(k.kernel);
   kernels_.clear();
   scratch_.reset();
   if (program_) clReleaseProgram(program_);

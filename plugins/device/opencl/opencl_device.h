@@ -21,8 +21,8 @@
 //   host_waits         blocking calls: synchronize()'s clFinish and those transfers (each
 //                      returns only after every command before it on the in-order queue)
 //   dispatches         clEnqueueNDRangeKernel calls
-//   descriptor_writes  kernel argument sets: one per dispatch (every launch sets all its
-//                      arguments again with clSetKernelArg)
+//   descriptor_writes  kernel argument sets: one per dispatch (clSetKernelArg is called only
+//                      for the arguments that differ from the kernel's last launch)
 //   upload_bytes, download_bytes  through upload() / download()
 //   allocations, allocated_bytes  clCreateBuffer calls (buffers, the matmul scratch, the
 //                      dummy and error-flag buffers) and the bytes held now
@@ -85,7 +85,7 @@ class OpenClDevice final : public zen::Device {
   cl_program program_ = nullptr;
   cl_mem dummy_ = nullptr;   // bound to absent optional sources (no mask, no freq factors)
   cl_mem errors_ = nullptr;  // kernels' error flag (ops.h), checked by synchronize()
-  std::map<std::string, cl_kernel> kernels_;
+  std::map<std::string, KernelSlot> kernels_;
   std::unique_ptr<Scratch> scratch_;  // quantized activations of the matmuls (ops.h)
   zen_device_counters counters_{};
   std::unique_ptr<LaunchProfile> profile_;  // null unless ZEN_OPENCL_PROFILE

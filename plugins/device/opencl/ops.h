@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cl_api.h"
 #include "cl_profile.h"
@@ -35,10 +36,21 @@ class Scratch {
   uint64_t size_ = 0;
 };
 
+// A kernel of the program and the arguments last set on it (launch.h skips setting an
+// argument again to the same bytes: NVIDIA's driver spends about a microsecond per
+// clSetKernelArg, and a decode step sets some 12,000). `epoch` is the device's allocation
+// count when `last` was filled: a new buffer may reuse a released one's handle, so any
+// allocation since forgets them.
+struct KernelSlot {
+  cl_kernel kernel = nullptr;
+  uint64_t epoch = 0;
+  std::vector<std::vector<unsigned char>> last;
+};
+
 // What an enqueue needs from the device.
 struct LaunchContext {
   cl_command_queue queue;
-  const std::map<std::string, cl_kernel>* kernels;
+  std::map<std::string, KernelSlot>* kernels;
   cl_mem dummy;                   // for absent optional sources
   cl_mem errors;                  // one int: kernels that find a bad row id set it (kBadRowId)
   Scratch* scratch;               // the quantized-activation matmul's temporary rows

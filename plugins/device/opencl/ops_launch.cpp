@@ -100,6 +100,7 @@ void rope(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* 
 }
 
 void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* const* s) {
+  constexpr size_t kAttentionGroup = 64;  // ATTN_WG
   const zen_tensor &q = *s[0], *mask = s[3];
   Launch(c, "k_attention")
       .tensor(&t)
@@ -117,7 +118,7 @@ void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* co
       .i32(t.params[ZEN_ATTN_CAUSAL])
       .i32(t.params[ZEN_ATTN_WINDOW])
       .i32(t.params[ZEN_ATTN_POS0])
-      .run(q.ne[1] * q.ne[2] * q.ne[3]);
+      .run_groups(q.ne[1] * q.ne[2] * q.ne[3], kAttentionGroup);
 }
 
 }  // namespace
@@ -228,15 +229,16 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .run(elems(t));
       return;
     case ZEN_OP_RMS_NORM:
-    case ZEN_OP_LAYER_NORM:
-      Launch(c, "k_norm")
-          .tensor(&t)
-          .tensor(s[0])
-          .f32(zen_param_f32(&t, 0))
-          .i32(t.op == ZEN_OP_LAYER_NORM)
-          .i32(ti(t.type))
-          .run(rows(t));
+    case ZEN_OP_LAYER_NORM: {
+      constexpr size_t kMaxLocal = 256;  // NORM_WG
+      Launch l(c, "k_norm");
+      l.tensor(&t).tensor(s[0]).f32(zen_param_f32(&t, 0)).i32(t.op == ZEN_OP_LAYER_NORM);
+      l.i32(ti(t.type));
+      size_t local = l.local_size(kMaxLocal);
+      while (local > 1 && static_cast<int64_t>(local / 2) >= t.ne[0]) local /= 2;
+      l.run_groups(rows(t), local);
       return;
+    }
     case ZEN_OP_SOFTMAX:
       Launch(c, "k_softmax")
           .tensor(&t)

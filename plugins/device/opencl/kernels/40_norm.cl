@@ -1,25 +1,43 @@
-// Row reductions over ne0, one work-item per row (rows are short next to the matmuls around
-// them; a work-group reduction would be the next step on a GPU).
+// Row reductions over ne0.
+
+// The work-group's total of v (a tree in local memory; every item gets it). part holds
+// NORM_WG floats; the local size is a power of two.
+#define NORM_WG 256
+inline float wg_total(local float* part, float v) {
+  const uint l = get_local_id(0);
+  part[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float total = part[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // part is reused by the next call
+  return total;
+}
 
 // rms_norm: x / sqrt(mean(x^2) + eps); layer_norm (layer 1): (x - mean) / sqrt(var + eps).
-// type F32, F16 or BF16 for x and dst.
+// type F32, F16 or BF16 for x and dst. A work-group per row (a decode step's rows are few and
+// long: one item per row left the GPU idle), items striding over the row.
 kernel void k_norm(TENSOR(d), TENSOR(a), float eps, int layer, int type) {
-  const long4 r = unravel(get_global_id(0), (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));
+  local float part[NORM_WG];
+  const long4 r = unravel(get_group_id(0), (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));
   global const uchar* x = BASE(a) + at4(a_nb, 0, r.s0, r.s1, r.s2);
   global uchar* y = BASE(d) + at4(d_nb, 0, r.s0, r.s1, r.s2);
-  const long n = a_ne.s0;
+  const long n = a_ne.s0, l0 = get_local_id(0), L = get_local_size(0);
   float mean = 0.0f;
   if (layer) {
-    for (long i = 0; i < n; ++i) mean += load_f(x + i * a_nb.s0, type);
-    mean /= (float)n;
+    float m = 0.0f;
+    for (long i = l0; i < n; i += L) m += load_f(x + i * a_nb.s0, type);
+    mean = wg_total(part, m) / (float)n;
   }
   float sum = 0.0f;
-  for (long i = 0; i < n; ++i) {
+  for (long i = l0; i < n; i += L) {
     const float v = load_f(x + i * a_nb.s0, type) - mean;
     sum += v * v;
   }
-  const float s = 1.0f / sqrt(sum / (float)n + eps);
-  for (long i = 0; i < n; ++i)
+  const float s = 1.0f / sqrt(wg_total(part, sum) / (float)n + eps);
+  for (long i = l0; i < n; i += L)
     store_f(y + i * d_nb.s0, (load_f(x + i * a_nb.s0, type) - mean) * s, type);
 }
 
