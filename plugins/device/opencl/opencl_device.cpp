@@ -263,9 +263,10 @@ uint64_t OpenClDevice::graph_key(const zen_graph& g) {
 
 void OpenClDevice::compute(const zen_graph& g) {
   const auto started = std::chrono::steady_clock::now();
-  const LaunchContext c{queue_,         &kernels_,  dummy_,  errors_,
-                        scratch_.get(), &counters_, matvec_, profile_.get()};
-  for (uint32_t n = 0; n < g.n_nodes; ++n) enqueue_node(c, g, g.nodes[n]);
+  const LaunchContext c{queue_,     &kernels_, dummy_,         errors_, scratch_.get(),
+                        &counters_, matvec_,   profile_.get(), &memo_};
+  memo_.valid = false;  // uploads since the last graph may have rewritten its rows
+  for (uint32_t pos = 0; pos < g.n_nodes;) pos += enqueue_nodes(c, g, pos);
   if (profile_) profile_->enqueued_graph(std::chrono::steady_clock::now() - started);
   last_run_ = graph_key(g);
   after_run_ = true;

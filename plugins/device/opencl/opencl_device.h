@@ -87,6 +87,7 @@ class OpenClDevice final : public zen::Device {
   cl_mem errors_ = nullptr;  // kernels' error flag (ops.h), checked by synchronize()
   std::map<std::string, KernelSlot> kernels_;
   std::unique_ptr<Scratch> scratch_;  // quantized activations of the matmuls (ops.h)
+  QuantMemo memo_;                    // which activations scratch_ holds
   zen_device_counters counters_{};
   std::unique_ptr<LaunchProfile> profile_;  // null unless ZEN_OPENCL_PROFILE
   bool matvec_ = false;  // decode's quantized MATMULs take k_matvec_q8 (opencl_device.cpp)

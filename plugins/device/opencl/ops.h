@@ -47,6 +47,23 @@ struct KernelSlot {
   std::vector<std::vector<unsigned char>> last;
 };
 
+// Which activations the scratch holds quantized (ops_launch.cpp, quantize_act), so the next
+// matmul of the same rows in the same format (q/k/v, gate/up) skips quantizing them again.
+// compute() forgets at its start (uploads may have rewritten them) and after every node that
+// writes bytes the rows may share.
+struct QuantMemo {
+  bool valid = false;
+  cl_mem mem = nullptr;  // the scratch buffer written
+  const void* buffer = nullptr;
+  uint64_t offset = 0, end = 0;  // the rows' bytes in buffer
+  int64_t ne[4] = {}, row_bytes = 0;
+  uint64_t nb[4] = {};
+  int32_t fmt = 0;
+  // A node wrote t: forget what t may overlap (its bytes where its type's size is known, else
+  // its whole buffer).
+  void wrote(const zen_tensor& t);
+};
+
 // What an enqueue needs from the device.
 struct LaunchContext {
   cl_command_queue queue;
@@ -57,6 +74,7 @@ struct LaunchContext {
   zen_device_counters* counters;  // each launch adds a dispatch and an argument set
   bool matvec;  // a quantized MATMUL with one column takes k_matvec_q8 (76_matvec_q8.cl)
   LaunchProfile* profile = nullptr;  // ZEN_OPENCL_PROFILE: each launch's event goes here
+  QuantMemo* memo = nullptr;         // what the scratch holds quantized
 };
 
 // ops_support.cpp
@@ -66,9 +84,11 @@ int64_t quant_block(uint32_t type);
 // Source i of t, or nullptr when absent.
 const zen_tensor* graph_src(const zen_graph& g, const zen_tensor& t, int i);
 
-// ops_launch.cpp: enqueues node's kernel (nothing for NONE / VIEW); throws zen::Error naming the
-// failing call.
-void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node);
+// ops_launch.cpp: enqueues the kernel of the node at position pos of g's node list, or one
+// fused kernel for it and the next (zen/fusion.hpp: a norm and its weight's MUL, a decode
+// matmul and its residual ADD); returns how many nodes that took (nothing is launched for
+// NONE / VIEW). Throws zen::Error naming the failing call.
+uint32_t enqueue_nodes(const LaunchContext& c, const zen_graph& g, uint32_t pos);
 
 // ops_launch_image.cpp: CONV1D, CONV2D, CONV_TRANSPOSE1D, GROUP_NORM and UPSAMPLE (s: the
 // node's sources).

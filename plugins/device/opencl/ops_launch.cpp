@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include <zen/fusion.hpp>
 #include <zen/plugin.hpp>
 
 #include "launch.h"
@@ -37,25 +38,52 @@ QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_ten
   const int64_t K = a.ne[0], bs = k ? 256 : 32;
   const int64_t row_bytes = K / bs * (k ? kActQ8KBytes : kActQ8Bytes);
   const cl_mem mem = c.scratch->get(static_cast<uint64_t>(rows(b) * row_bytes));
-  Launch(c, "k_quantize_act")
-      .tensor(&b)
-      .mem(mem)
-      .i64(row_bytes)
-      .i32(k ? kActQ8K : kActQ8)
-      .run(rows(b) * (K / bs));
+  const int32_t fmt = k ? kActQ8K : kActQ8;
+  QuantMemo& m = *c.memo;
+  bool same = m.valid && m.mem == mem && m.buffer == b.buffer && m.offset == b.offset &&
+              m.fmt == fmt && m.row_bytes == row_bytes;
+  for (int d = 0; d < 4 && same; ++d) same = m.ne[d] == b.ne[d] && m.nb[d] == b.nb[d];
+  if (same) return {mem, row_bytes};
+  Launch(c, "k_quantize_act").tensor(&b).mem(mem).i64(row_bytes).i32(fmt).run(rows(b) * (K / bs));
+  m.valid = true;
+  m.mem = mem;
+  m.buffer = b.buffer;
+  m.offset = b.offset;
+  m.end = b.offset + zen::fusion::f32_extent(b);
+  m.fmt = fmt;
+  m.row_bytes = row_bytes;
+  for (int d = 0; d < 4; ++d) {
+    m.ne[d] = b.ne[d];
+    m.nb[d] = b.nb[d];
+  }
   return {mem, row_bytes};
 }
 
 // Decode (one column): a work-group per output element (kernels/76_matvec_q8.cl), no larger
 // than the row has blocks, so no item is left without one.
-void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, const QuantAct& q) {
+// With a fused residual ADD (f) the same store writes the sum.
+void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, const QuantAct& q,
+            const zen::fusion::MatmulAdd* f = nullptr) {
   constexpr size_t kMaxLocal = 64;  // MV_MAX_LOCAL
   const int64_t nblk = a.ne[0] / quant_block(a.type);
   Launch l(c, "k_matvec_q8");
   l.tensor(&t).tensor(&a).mem(q.mem).i64(q.row_bytes).i32(ti(a.type));
+  l.tensor(f ? f->res : nullptr).tensor(f ? f->add : nullptr).i32(f != nullptr);
   size_t local = l.local_size(kMaxLocal);
   while (local > 1 && static_cast<int64_t>(local / 2) >= nblk) local /= 2;
   l.run_groups(t.ne[0] * t.ne[2] * t.ne[3], local);
+}
+
+// RMS_NORM / LAYER_NORM, with the MUL by its weight row when f is given (fused).
+void norm(const LaunchContext& c, const zen_tensor& t, const zen_tensor& x,
+          const zen::fusion::NormMul* f = nullptr) {
+  constexpr size_t kMaxLocal = 256;  // NORM_WG
+  Launch l(c, "k_norm");
+  l.tensor(&t).tensor(&x).tensor(f ? f->w : nullptr).tensor(f ? f->mul : nullptr);
+  l.f32(zen_param_f32(&t, 0)).i32(t.op == ZEN_OP_LAYER_NORM).i32(ti(t.type)).i32(f != nullptr);
+  size_t local = l.local_size(kMaxLocal);
+  while (local > 1 && static_cast<int64_t>(local / 2) >= t.ne[0]) local /= 2;
+  l.run_groups(rows(t), local);
 }
 
 // The pair index where n_rot full rotations fit into the original context (YaRN).
@@ -120,8 +148,6 @@ void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* co
       .i32(t.params[ZEN_ATTN_POS0])
       .run_groups(q.ne[1] * q.ne[2] * q.ne[3], kAttentionGroup);
 }
-
-}  // namespace
 
 void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
   if (!op_supported(g, node))
@@ -229,16 +255,8 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
           .run(elems(t));
       return;
     case ZEN_OP_RMS_NORM:
-    case ZEN_OP_LAYER_NORM: {
-      constexpr size_t kMaxLocal = 256;  // NORM_WG
-      Launch l(c, "k_norm");
-      l.tensor(&t).tensor(s[0]).f32(zen_param_f32(&t, 0)).i32(t.op == ZEN_OP_LAYER_NORM);
-      l.i32(ti(t.type));
-      size_t local = l.local_size(kMaxLocal);
-      while (local > 1 && static_cast<int64_t>(local / 2) >= t.ne[0]) local /= 2;
-      l.run_groups(rows(t), local);
-      return;
-    }
+    case ZEN_OP_LAYER_NORM:
+      return norm(c, t, *s[0]);
     case ZEN_OP_SOFTMAX:
       Launch(c, "k_softmax")
           .tensor(&t)
@@ -310,6 +328,50 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
     default:
       throw zen::Error(ZEN_ERR_UNSUPPORTED, "opencl: no kernel for op " + std::to_string(t.op));
   }
+}
+
+// Two nodes as one kernel where zen/fusion.hpp finds a pattern this device computes fused.
+uint32_t enqueue_fused(const LaunchContext& c, const zen_graph& g, uint32_t pos) {
+  if (pos + 1 >= g.n_nodes || !op_supported(g, g.nodes[pos]) || !op_supported(g, g.nodes[pos + 1]))
+    return 0;
+  if (const auto f = zen::fusion::norm_mul(g, pos)) {
+    norm(c, *f->norm, *f->x, &*f);
+    return 2;
+  }
+  if (const auto f = zen::fusion::matmul_add(g, pos);
+      f && c.matvec && f->mm->ne[1] == 1 && quant_block(f->a->type)) {
+    const QuantAct q = quantize_act(c, *f->a, *f->b);
+    matvec(c, *f->mm, *f->a, q, &*f);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+uint32_t enqueue_nodes(const LaunchContext& c, const zen_graph& g, uint32_t pos) {
+  uint32_t n = enqueue_fused(c, g, pos);
+  if (n == 0) {
+    enqueue_node(c, g, g.nodes[pos]);
+    n = 1;
+  }
+  for (uint32_t i = 0; i < n; ++i) c.memo->wrote(*zen_graph_tensor(&g, g.nodes[pos + i]));
+  return n;
+}
+
+void QuantMemo::wrote(const zen_tensor& t) {
+  if (!valid || t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW || t.buffer != buffer) return;
+  const uint64_t size = t.type == ZEN_TYPE_F32 || t.type == ZEN_TYPE_I32 ? 4
+                        : t.type == F16 || t.type == BF16                ? 2
+                                                                         : 0;
+  if (size == 0) {
+    valid = false;  // a quantized destination: its whole buffer
+    return;
+  }
+  uint64_t hi = t.offset + size;
+  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
+    if (t.ne[d] > 1) hi += static_cast<uint64_t>(t.ne[d] - 1) * t.nb[d];
+  if (t.offset < end && offset < hi) valid = false;
 }
 
 }  // namespace zen_opencl

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <zen/fusion.hpp>
+
 #include "vk_device.h"
 #include "vk_util.h"
 
@@ -708,86 +710,46 @@ namespace {
 // may read the intermediate) and computes each value with the same float operations; it only
 // saves the dispatch, and the barrier, between them: results are bit-identical to unfused.
 
-// RMS_NORM or LAYER_NORM of rows, then MUL(norm, w) with w one F32 row broadcast over them:
-// every transformer block's norm weight, and the q/k norms.
-bool rec_norm_mul(VulkanDevice& dev, const zen_graph& g, const zen_tensor& norm, int32_t norm_id,
-                  const zen_tensor& mul) {
-  const zen_tensor* x = src(g, norm, 0);
-  const zen_tensor* w = src(g, mul, 1);
-  if (mul.op != ZEN_OP_MUL || mul.src[0] != norm_id || !x || !w || x->type != F32 ||
-      norm.type != F32 || mul.type != F32 || w->type != F32 || !same_shape(mul, norm) ||
-      w->ne[0] != norm.ne[0] || w->ne[1] != 1 || w->ne[2] != 1 || w->ne[3] != 1 ||
-      !supports_node(dev, g, norm) || !supports_node(dev, g, mul))
-    return false;
-  // The memory plan may give the product the input's bytes (the input dies at the norm):
-  // element for element in place is safe (a row's workgroup reads it whole before writing),
-  // shifted is not (other workgroups still read it).
-  if (mul.buffer == x->buffer && mul.offset < x->offset + extent(*x) &&
-      x->offset < mul.offset + extent(mul)) {
-    if (mul.offset != x->offset) return false;
-    for (int d = 0; d < ZEN_MAX_DIMS; ++d)
-      if (mul.nb[d] != x->nb[d]) return false;
-  }
+// A norm and its weight's MUL (zen/fusion.hpp norm_mul): rms_norm.comp writes both.
+bool rec_norm_mul(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
+  const auto m = zen::fusion::norm_mul(g, pos);
+  if (!m || !supports_node(dev, g, *m->norm) || !supports_node(dev, g, *m->mul)) return false;
+  const zen_tensor &norm = *m->norm, &x = *m->x, &w = *m->w, &mul = *m->mul;
   const uint32_t mode = norm.op == ZEN_OP_RMS_NORM ? 0u : 1u;
-  const Binding ba = dev.bind(*x, extent(*x)), bd = dev.bind(norm, extent(norm)),
-                bw = dev.bind(*w, extent(*w)), bp = dev.bind(mul, extent(mul));
+  const Binding ba = dev.bind(x, extent(x)), bd = dev.bind(norm, extent(norm)),
+                bw = dev.bind(w, extent(w)), bp = dev.bind(mul, extent(mul));
   Push p;
   p << ba.residual << bd.residual << f(zen_param_f32(&norm, 0));
-  p.ne(norm).nb(*x).nb(norm) << norm.type << mode << 0u;
-  p << 1u << bw.residual << bp.residual << u(w->nb[0]);
+  p.ne(norm).nb(x).nb(norm) << norm.type << mode << 0u;
+  p << 1u << bw.residual << bp.residual << u(w.nb[0]);
   p.nb(mul);
   dev.dispatch(Shader::kRmsNorm, {ba, bd, bw, bp}, p.data(), p.bytes(), nrows(norm));
   return true;
 }
 
-// MATMUL (one weight matrix, F32 out) followed by ADD(residual, product) or ADD(product,
-// residual) of the same shape and layout, both in the product's buffer within one binding's
-// reach (the attention output and FFN down projections of every block): the matmul's store
-// writes the sum too.
-bool rec_matmul_add(VulkanDevice& dev, const zen_graph& g, const zen_tensor& mm, int32_t mm_id,
-                    const zen_tensor& add) {
-  if (add.op != ZEN_OP_ADD || (add.src[0] == mm_id) == (add.src[1] == mm_id)) return false;
-  const zen_tensor* res = src(g, add, add.src[0] == mm_id ? 1 : 0);
-  const zen_tensor* a = src(g, mm, 0);
-  const zen_tensor* b = src(g, mm, 1);
-  if (!res || !a || !b || res->type != F32 || add.type != F32 || !same_shape(*res, mm) ||
-      !same_shape(add, mm) || !supports_node(dev, g, mm) || !supports_node(dev, g, add) ||
-      res->buffer != mm.buffer || add.buffer != mm.buffer || a->ne[2] != 1 || a->ne[3] != 1)
-    return false;
-  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
-    if (res->nb[d] != mm.nb[d] || add.nb[d] != mm.nb[d]) return false;
-  // Each invocation reads and writes its own elements only: the sum may reuse the residual's
-  // or the product's bytes exactly (the memory plan puts it there when they die), never
-  // overlap them shifted.
-  auto clash = [](const zen_tensor& x, const zen_tensor& y) {
-    return x.offset != y.offset && x.offset < y.offset + extent(y) &&
-           y.offset < x.offset + extent(x);
-  };
-  // Nor may it take the bytes of the matmul's input, which other invocations are still
-  // reading (the plan reuses them for the sum once the matmul is done with them).
-  const bool on_input = b->buffer == add.buffer && add.offset < b->offset + extent(*b) &&
-                        b->offset < add.offset + extent(add);
-  if (clash(add, *res) || clash(add, mm) || clash(*res, mm) || on_input) return false;
-  const zen_tensor& base = res->offset <= add.offset ? *res : add;
-  const uint64_t hi = std::max(res->offset + extent(*res), add.offset + extent(add));
+// A matmul and its residual ADD (zen/fusion.hpp matmul_add): the matmul's store writes the
+// sum too, through one binding spanning the residual and the sum, so both must be in the
+// product's buffer within one binding's reach.
+bool rec_matmul_add(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
+  const auto m = zen::fusion::matmul_add(g, pos);
+  if (!m || !supports_node(dev, g, *m->mm) || !supports_node(dev, g, *m->add)) return false;
+  const zen_tensor &mm = *m->mm, &res = *m->res, &add = *m->add;
+  if (res.buffer != mm.buffer || add.buffer != mm.buffer) return false;
+  const zen_tensor& base = res.offset <= add.offset ? res : add;
+  const uint64_t hi = std::max(res.offset + extent(res), add.offset + extent(add));
   if (hi - base.offset + 64 > dev.max_range()) return false;
-  FusedAdd f;
-  f.span = dev.bind(base, hi - base.offset);
-  f.res_at = f.span.residual + u(res->offset - base.offset);
-  f.sum_at = f.span.residual + u(add.offset - base.offset);
-  rec_matmul(dev, mm, *a, *b, nullptr, &f);
+  FusedAdd fa;
+  fa.span = dev.bind(base, hi - base.offset);
+  fa.res_at = fa.span.residual + u(res.offset - base.offset);
+  fa.sum_at = fa.span.residual + u(add.offset - base.offset);
+  rec_matmul(dev, mm, *m->a, *m->b, nullptr, &fa);
   return true;
 }
 
 // Nodes from position pos recorded as one fused kernel: how many (0: none applies).
 uint32_t record_fused(VulkanDevice& dev, const zen_graph& g, uint32_t pos) {
-  if (pos + 1 >= g.n_nodes) return 0;
-  const int32_t id = g.nodes[pos];
-  const zen_tensor& t = *zen_graph_tensor(&g, id);
-  const zen_tensor& next = *zen_graph_tensor(&g, g.nodes[pos + 1]);
-  if ((t.op == ZEN_OP_RMS_NORM || t.op == ZEN_OP_LAYER_NORM) && rec_norm_mul(dev, g, t, id, next))
-    return 2;
-  if (t.op == ZEN_OP_MATMUL && rec_matmul_add(dev, g, t, id, next)) return 2;
+  if (rec_norm_mul(dev, g, pos)) return 2;
+  if (rec_matmul_add(dev, g, pos)) return 2;
   return 0;
 }
 

@@ -19,7 +19,11 @@ inline float wg_total(local float* part, float v) {
 // rms_norm: x / sqrt(mean(x^2) + eps); layer_norm (layer 1): (x - mean) / sqrt(var + eps).
 // type F32, F16 or BF16 for x and dst. A work-group per row (a decode step's rows are few and
 // long: one item per row left the GPU idle), items striding over the row.
-kernel void k_norm(TENSOR(d), TENSOR(a), float eps, int layer, int type) {
+// fused 1 (zen/fusion.hpp norm_mul, F32 only): also p = d * w, w one row broadcast over the
+// rows, the MUL node that follows computed in the same pass (each item reads its elements of
+// x before writing them: p may be x).
+kernel void k_norm(TENSOR(d), TENSOR(a), TENSOR(w), TENSOR(p), float eps, int layer, int type,
+                   int fused) {
   local float part[NORM_WG];
   const long4 r = unravel(get_group_id(0), (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));
   global const uchar* x = BASE(a) + at4(a_nb, 0, r.s0, r.s1, r.s2);
@@ -37,8 +41,17 @@ kernel void k_norm(TENSOR(d), TENSOR(a), float eps, int layer, int type) {
     sum += v * v;
   }
   const float s = 1.0f / sqrt(wg_total(part, sum) / (float)n + eps);
-  for (long i = l0; i < n; i += L)
-    store_f(y + i * d_nb.s0, (load_f(x + i * a_nb.s0, type) - mean) * s, type);
+  if (!fused) {
+    for (long i = l0; i < n; i += L)
+      store_f(y + i * d_nb.s0, (load_f(x + i * a_nb.s0, type) - mean) * s, type);
+    return;
+  }
+  global uchar* prow = BASE(p) + at4(p_nb, 0, r.s0, r.s1, r.s2);
+  for (long i = l0; i < n; i += L) {
+    const float v = (load_f(x + i * a_nb.s0, type) - mean) * s;
+    *(global float*)(y + i * d_nb.s0) = v;
+    *(global float*)(prow + i * p_nb.s0) = v * *(global const float*)(BASE(w) + i * w_nb.s0);
+  }
 }
 
 // softmax(scale * x + mask) over ne0; the mask row is (i1, i2 % ne2, i3 % ne3). A row that is

@@ -38,7 +38,10 @@ inline float mv_total(local float* part, float v) {
 
 // d [M, 1, B2, B3] = a [K, M, A2, A3] (batch broadcast) . the quantized activation rows: row
 // (b2 + B2 * b3) of act, arb bytes each. One work-group per (m, b2, b3).
-kernel void k_matvec_q8(TENSOR(d), TENSOR(a), global const uchar* act, long arb, int atype) {
+// fused 1 (zen/fusion.hpp matmul_add): also s = d + r, the ADD of a residual r (same shape and
+// layout as d) that follows, in the same store.
+kernel void k_matvec_q8(TENSOR(d), TENSOR(a), global const uchar* act, long arb, int atype,
+                        TENSOR(r), TENSOR(s), int fused) {
   local float part[MV_MAX_LOCAL];
   const long e = get_group_id(0), M = d_ne.s0;
   const long m = e % M, b2 = (e / M) % d_ne.s2, b3 = e / (M * d_ne.s2);
@@ -50,5 +53,9 @@ kernel void k_matvec_q8(TENSOR(d), TENSOR(a), global const uchar* act, long arb,
   for (long blk = get_local_id(0); blk < nblk; blk += get_local_size(0))
     acc += dot_q8(atype, arow + blk * a_nb.s0, act0 + blk * ab);
   const float total = mv_total(part, acc);
-  if (get_local_id(0) == 0) *(global float*)(BASE(d) + at4(d_nb, m, 0, b2, b3)) = total;
+  if (get_local_id(0) != 0) return;
+  *(global float*)(BASE(d) + at4(d_nb, m, 0, b2, b3)) = total;
+  if (fused)
+    *(global float*)(BASE(s) + at4(s_nb, m, 0, b2, b3)) =
+        total + *(global const float*)(BASE(r) + at4(r_nb, m, 0, b2, b3));
 }
