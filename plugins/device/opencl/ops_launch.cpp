@@ -59,19 +59,23 @@ QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_ten
   return {mem, row_bytes};
 }
 
-// Decode (one column): a work-group per output element (kernels/76_matvec_q8.cl), no larger
-// than the row has blocks, so no item is left without one.
-// With a fused residual ADD (f) the same store writes the sum.
+// Decode (one column): per_row items per output element (kernels/76_matvec_q8.cl), no more
+// than the row has blocks, so no item is left without one, and as many rows per work-group as
+// fill it. With a fused residual ADD (f) the same store writes the sum.
 void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, const QuantAct& q,
             const zen::fusion::MatmulAdd* f = nullptr) {
   constexpr size_t kMaxLocal = 64;  // MV_MAX_LOCAL
   const int64_t nblk = a.ne[0] / quant_block(a.type);
   Launch l(c, "k_matvec_q8");
+  const size_t local = l.local_size(kMaxLocal);
+  size_t per_row = local;
+  while (per_row > 1 && static_cast<int64_t>(per_row / 2) >= nblk) per_row /= 2;
+  const int64_t rows_per_group = static_cast<int64_t>(local / per_row);
+  const int64_t outputs = t.ne[0] * t.ne[2] * t.ne[3];
   l.tensor(&t).tensor(&a).mem(q.mem).i64(q.row_bytes).i32(ti(a.type));
   l.tensor(f ? f->res : nullptr).tensor(f ? f->add : nullptr).i32(f != nullptr);
-  size_t local = l.local_size(kMaxLocal);
-  while (local > 1 && static_cast<int64_t>(local / 2) >= nblk) local /= 2;
-  l.run_groups(t.ne[0] * t.ne[2] * t.ne[3], local);
+  l.i32(static_cast<int32_t>(per_row));
+  l.run_groups((outputs + rows_per_group - 1) / rows_per_group, local);
 }
 
 // RMS_NORM / LAYER_NORM, with the MUL by its weight row when f is given (fused).
