@@ -59,6 +59,12 @@ run_there() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
     >"$out/gpu.txt" 2>&1 || true
   echo "== $(date -u +%F) $(cat "$out/gpu.txt")"
+  # NVIDIA's Vulkan driver does not start without the nvidia_modeset kernel module (seen on
+  # the lent machines on 2026-11-27; ../shared/gpu/README.md): say so up front.
+  if grep -q '^nvidia ' /proc/modules 2>/dev/null && ! grep -q '^nvidia_modeset ' /proc/modules; then
+    echo "note: no nvidia_modeset kernel module on this host: NVIDIA's Vulkan ICD cannot start"
+    echo "      (vulkan:0 will be missing); OpenCL still reaches the GPU"
+  fi
   "$z" probe | tee "$out/probe.txt"
   "$z" probe --json >"$out/probe.json"
   # GPU devices: those probe lists as gpu/igpu/accelerator.

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include <zen/fusion.hpp>
 #include <zen/plugin.hpp>
 
 #include "affinity.h"
@@ -128,6 +129,31 @@ void CpuDevice::download(zen_buffer* b, uint64_t off, void* dst, uint64_t bytes)
   std::memcpy(dst, static_cast<const char*>(buf.ptr) + off, bytes);
 }
 
+// The node after position n computed by n's kernel in the same pass (zen/fusion.hpp): a
+// norm and its weight's MUL, a matmul and its residual ADD. Saves the barrier and the pass
+// between them; results are bit-identical. Advances n past the fused node.
+void CpuDevice::fuse_next(const zen_graph& g, uint32_t& n, const KernelEntry& k,
+                          KernelArgs& args) const {
+  const zen_tensor *second = nullptr, *extra = nullptr;
+  if (fuses_mul(k.fn)) {
+    if (const auto m = zen::fusion::norm_mul(g, n)) {
+      second = m->mul;
+      extra = m->w;
+    }
+  } else if (fuses_add(k.fn)) {
+    if (const auto m = zen::fusion::matmul_add(g, n)) {
+      second = m->add;
+      extra = m->res;
+    }
+  }
+  if (!second || !find_kernel(g, g.nodes[n + 1])) return;
+  args.fused = second;
+  args.fd = address(*second);
+  args.fused_src = extra;
+  args.fs = address(*extra);
+  ++n;
+}
+
 void CpuDevice::compute(const zen_graph& g) {
   const int nth = pool_->size();
   steps_.clear();
@@ -152,6 +178,7 @@ void CpuDevice::compute(const zen_graph& g) {
       work = std::max(work, st.args.work_size);
     }
     st.args.barrier = nth > 1 ? &pool_->barrier() : nullptr;
+    fuse_next(g, n, *k, st.args);
     steps_.push_back(st);
   }
   if (steps_.empty()) return;

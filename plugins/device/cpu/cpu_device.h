@@ -42,6 +42,7 @@ class CpuDevice final : public zen::Device {
     KernelArgs args;
   };
   static void run_steps(void* self, int ith);
+  void fuse_next(const zen_graph& g, uint32_t& n, const KernelEntry& k, KernelArgs& args) const;
 
   std::unique_ptr<ThreadPool> pool_;
   std::vector<Step> steps_;          // the current graph's nodes, prepared by compute()

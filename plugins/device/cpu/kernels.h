@@ -24,11 +24,25 @@ struct KernelArgs {
   void* work = nullptr;
   uint64_t work_size = 0;
   Barrier* barrier = nullptr;  // nullptr when nth == 1
+  // The node after this one, computed in the same pass (zen/fusion.hpp; CpuDevice::compute
+  // sets these only for kernels that take them: fuses_mul, fuses_add): its tensor and first
+  // element, and the other source it reads (norm_mul: the weight row; matmul_add: the
+  // residual). Each thread writes it for the outputs it wrote itself, so no barrier separates
+  // the two nodes; values are the unfused kernels' (one float multiply or add per element).
+  const zen_tensor* fused = nullptr;
+  char* fd = nullptr;
+  const zen_tensor* fused_src = nullptr;
+  const char* fs = nullptr;
 };
 
 using KernelFn = void (*)(const KernelArgs& a, int ith, int nth);
 // Scratch bytes a kernel needs for this node when run on nth threads (0: none).
 using WorkSizeFn = uint64_t (*)(const zen_tensor& dst, const zen_tensor* const* src, int nth);
+
+// Whether a kernel takes KernelArgs::fused: a norm followed by its weight's MUL
+// (kernels_norm.cpp), a matmul followed by a residual ADD (kernels_matmul.cpp).
+bool fuses_mul(KernelFn fn);
+bool fuses_add(KernelFn fn);
 
 // Waits until every thread of the current node reached this point (no-op on one thread).
 void sync_threads(const KernelArgs& a);
@@ -51,8 +65,8 @@ std::span<const KernelEntry> unary_kernels();   // scale, silu
 std::span<const KernelEntry> norm_kernels();    // rms_norm, layer_norm, group_norm, softmax
 std::span<const KernelEntry> rope_kernels();
 std::span<const KernelEntry> activation_kernels();  // gelu, glu
-std::span<const KernelEntry> conv_kernels();        // conv1d, conv2d, conv_transpose1d, upsample, concat
-std::span<const KernelEntry> sort_kernels();        // argsort, top_k
+std::span<const KernelEntry> conv_kernels();  // conv1d, conv2d, conv_transpose1d, upsample, concat
+std::span<const KernelEntry> sort_kernels();  // argsort, top_k
 std::span<const KernelEntry> attention_kernels();
 std::span<const KernelEntry> dequant_kernels();  // get_rows / cpy from quantized types
 

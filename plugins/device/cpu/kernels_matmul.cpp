@@ -28,6 +28,14 @@
 namespace ZEN_CPU_NS {
 namespace {
 
+// The fused residual ADD of a matmul (zen/fusion.hpp matmul_add): sum = product + residual at
+// output (m, n, i2, i3), which this thread has just written, as the ADD kernel computes it.
+void fused_add(const KernelArgs& ar, int64_t m, int64_t n, int64_t i2, int64_t i3) {
+  const zen_tensor &dst = *ar.dst, &sum = *ar.fused, &res = *ar.fused_src;
+  store<float>(at(ar.fd, sum, m, n, i2, i3), load<float>(at(ar.d, dst, m, n, i2, i3)) +
+                                                 load<float>(at(ar.fs, res, m, n, i2, i3)));
+}
+
 template <class A>
 void matmul_ref(const KernelArgs& ar, int ith, int nth) {
   const zen_tensor &dst = *ar.dst, &a = *ar.src[0], &b = *ar.src[1];
@@ -45,6 +53,7 @@ void matmul_ref(const KernelArgs& ar, int ith, int nth) {
       acc += static_cast<double>(load<A>(arow + k * static_cast<int64_t>(a.nb[0]))) *
              static_cast<double>(load<float>(bcol + k * static_cast<int64_t>(b.nb[0])));
     store<float>(at(ar.d, dst, m, i.i1, i.i2, i.i3), static_cast<float>(acc));
+    if (ar.fused) fused_add(ar, m, i.i1, i.i2, i.i3);
   }
 }
 
@@ -228,6 +237,9 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
     tile(wt, pn, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
       return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
     });
+    if (ar.fused)
+      for (int64_t c = 0; c < n; ++c)
+        for (int64_t m = m0; m < m1; ++m) fused_add(ar, m, n0 + c, i2, i3);
   }
 }
 
@@ -389,5 +401,9 @@ constexpr KernelEntry kKernels[] = {
 }  // namespace
 
 std::span<const KernelEntry> matmul_kernels() { return kKernels; }
+
+bool fuses_add(KernelFn fn) {
+  return fn == matmul_q || fn == matmul<float> || fn == matmul<f16_t> || fn == matmul<bf16_t>;
+}
 
 }  // namespace ZEN_CPU_NS

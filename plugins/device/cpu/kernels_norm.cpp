@@ -19,6 +19,16 @@ bool packed_row(const zen_tensor& t) {
 }
 
 // rms_norm (kLayer false): x / sqrt(mean(x^2) + eps); layer_norm: (x - mean) / sqrt(var + eps).
+// The fused MUL of a norm (zen/fusion.hpp norm_mul): row i of the product = the row just
+// written times the weight row, as the MUL kernel computes it.
+void fused_mul_row(const KernelArgs& k, const RowIndex& i) {
+  const zen_tensor &dst = *k.dst, &p = *k.fused, &w = *k.fused_src;
+  for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0)
+    store<float>(
+        at(k.fd, p, i0, i.i1, i.i2, i.i3),
+        load<float>(at(k.d, dst, i0, i.i1, i.i2, i.i3)) * load<float>(at(k.fs, w, i0, 0, 0, 0)));
+}
+
 template <class T, bool kLayer>
 void norm(const KernelArgs& k, int ith, int nth) {
   const zen_tensor &dst = *k.dst, &a = *k.src[0];
@@ -39,6 +49,7 @@ void norm(const KernelArgs& k, int ith, int nth) {
         const float ms = vec::sum_sq(x, n) / static_cast<float>(n);
         vec::mul_add(y, x, 1.0f / std::sqrt(ms + eps), 0.0f, n);
       }
+      if (k.fused) fused_mul_row(k, i);
       continue;
     }
     auto x = [&](int64_t i0) { return double(load<T>(at(k.s[0], a, i0, i.i1, i.i2, i.i3))); };
@@ -52,6 +63,8 @@ void norm(const KernelArgs& k, int ith, int nth) {
     const double scale = 1.0 / std::sqrt(sum / static_cast<double>(n) + eps);
     for (int64_t i0 = 0; i0 < n; ++i0)
       store<T>(at(k.d, dst, i0, i.i1, i.i2, i.i3), static_cast<float>((x(i0) - mean) * scale));
+    if constexpr (std::is_same_v<T, float>)
+      if (k.fused) fused_mul_row(k, i);
   }
 }
 
@@ -192,5 +205,7 @@ constexpr KernelEntry kKernels[] = {
 }  // namespace
 
 std::span<const KernelEntry> norm_kernels() { return kKernels; }
+
+bool fuses_mul(KernelFn fn) { return fn == norm<float, false> || fn == norm<float, true>; }
 
 }  // namespace ZEN_CPU_NS

@@ -17,9 +17,9 @@ const KernelEntry* find_kernel(const zen_graph& g, int32_t node) {
   if (node < 0 || static_cast<uint32_t>(node) >= g.n_tensors) return nullptr;
   const zen_tensor& t = *zen_graph_tensor(&g, node);
   const uint32_t s0 = src_type(g, t, 0), s1 = src_type(g, t, 1);
-  for (auto family : {copy_kernels, matmul_kernels, binary_kernels, unary_kernels, norm_kernels,
-                      rope_kernels, activation_kernels, conv_kernels, sort_kernels,
-                      attention_kernels, dequant_kernels})
+  for (auto family :
+       {copy_kernels, matmul_kernels, binary_kernels, unary_kernels, norm_kernels, rope_kernels,
+        activation_kernels, conv_kernels, sort_kernels, attention_kernels, dequant_kernels})
     for (const KernelEntry& e : family())
       if (e.op == t.op && matches(e.dst, t.type) && matches(e.src0, s0) && matches(e.src1, s1))
         return &e;

@@ -54,8 +54,9 @@ inline bool clash(const zen_tensor& a, const zen_tensor& b) {
 
 // RMS_NORM or LAYER_NORM of F32 rows x (node `pos`), then MUL(norm, w) with w one F32 row
 // broadcast over them (node pos + 1): every transformer block's norm weight, and the q/k
-// norms. The product may take x's bytes element for element (a row is read whole, for its
-// sum, before it is written).
+// norms. The product may take x's or the norm's bytes element for element (a row is read
+// whole, for its sum, before it is written; each element of the product is written after its
+// norm element), never shifted.
 struct NormMul {
   const zen_tensor *norm, *x, *w, *mul;
 };
@@ -70,7 +71,7 @@ inline std::optional<NormMul> norm_mul(const zen_graph& g, uint32_t pos) {
   if (mul.op != ZEN_OP_MUL || mul.src[0] != norm_id || !x || !w || x->type != ZEN_TYPE_F32 ||
       norm.type != ZEN_TYPE_F32 || mul.type != ZEN_TYPE_F32 || w->type != ZEN_TYPE_F32 ||
       !same_shape(mul, norm) || w->ne[0] != norm.ne[0] || w->ne[1] != 1 || w->ne[2] != 1 ||
-      w->ne[3] != 1 || clash(mul, *x))
+      w->ne[3] != 1 || clash(mul, *x) || clash(mul, norm))
     return std::nullopt;
   return NormMul{&norm, x, w, &mul};
 }
