@@ -182,6 +182,16 @@ void CpuDevice::compute(const zen_graph& g) {
     steps_.push_back(st);
   }
   if (steps_.empty()) return;
+  if (nth > 1) {
+    if (n_cursors_ < steps_.size()) {
+      n_cursors_ = steps_.size() * 2;
+      cursors_ = std::make_unique<std::atomic<int64_t>[]>(n_cursors_);
+    }
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      cursors_[i].store(0, std::memory_order_relaxed);
+      steps_[i].args.cursor = &cursors_[i];
+    }
+  }
   // One scratch buffer for the whole graph, shared by every thread; nodes run one after the
   // other (a barrier between them), so they can all use it.
   if (work > 0) {

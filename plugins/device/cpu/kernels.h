@@ -5,6 +5,7 @@
 // same arguments, so kernels split their work with share() and never allocate.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 
@@ -24,6 +25,10 @@ struct KernelArgs {
   void* work = nullptr;
   uint64_t work_size = 0;
   Barrier* barrier = nullptr;  // nullptr when nth == 1
+  // A counter the device zeroes before the node runs, for kernels that hand out work items
+  // as threads become free (matmul's row tiles) instead of in fixed shares: on a shared
+  // machine one thread's share can end late while the other spins. nullptr: fixed shares.
+  std::atomic<int64_t>* cursor = nullptr;
   // The node after this one, computed in the same pass (zen/fusion.hpp; CpuDevice::compute
   // sets these only for kernels that take them: fuses_mul, fuses_add): its tensor and first
   // element, and the other source it reads (norm_mul: the weight row; matmul_add: the

@@ -220,26 +220,32 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
   Panels pn(a, N, static_cast<char*>(ar.work) + act_bytes(wt, a, b), ith);
   const Tiling t = row_tiling(wt, pn, K, M, N, arb, nth);
   const int64_t mt = (M + t.mb - 1) / t.mb, nt = (N + t.nb - 1) / t.nb;
-  const Range r = share(B2 * B3 * mt * nt, ith, nth);
+  // Units are row tiles (with all their column tiles, so a tile's packed panels serve every
+  // column), taken from the node's cursor as threads become free, or in fixed shares.
+  const int64_t units = B2 * B3 * mt;
+  const Range r = share(units, ith, nth);
+  const auto take = [&](int64_t u) {
+    return ar.cursor ? ar.cursor->fetch_add(1, std::memory_order_relaxed) : u + 1;
+  };
+  const int64_t end = ar.cursor ? units : r.end;
   const void* act[64];
-  for (int64_t item = r.begin; item < r.end; ++item) {
-    const int64_t batch = item / (mt * nt), rest = item % (mt * nt);
-    // Row tiles outermost within a batch: neighbouring items (one thread's share) reuse the
-    // same activations, and for N = 1 each thread streams one contiguous run of rows.
-    const int64_t ti = rest / nt, tj = rest % nt;
+  for (int64_t unit = ar.cursor ? take(0) : r.begin; unit < end; unit = take(unit)) {
+    const int64_t batch = unit / mt, ti = unit % mt;
     const int64_t i2 = batch % B2, i3 = batch / B2;
     const int64_t m0 = ti * t.mb, m1 = std::min(M, m0 + t.mb);
-    const int64_t n0 = tj * t.nb, n = std::min(N, n0 + t.nb) - n0;
     const char* w = at(ar.s[0], a, 0, 0, i2 / r2, i3 / r3);
-    for (int64_t c = 0; c < n; ++c)
-      act[c] =
-          static_cast<const char*>(ar.work) + ((batch * N) + n0 + c) * static_cast<int64_t>(arb);
-    tile(wt, pn, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
-      return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
-    });
-    if (ar.fused)
+    for (int64_t tj = 0; tj < nt; ++tj) {
+      const int64_t n0 = tj * t.nb, n = std::min(N, n0 + t.nb) - n0;
       for (int64_t c = 0; c < n; ++c)
-        for (int64_t m = m0; m < m1; ++m) fused_add(ar, m, n0 + c, i2, i3);
+        act[c] =
+            static_cast<const char*>(ar.work) + ((batch * N) + n0 + c) * static_cast<int64_t>(arb);
+      tile(wt, pn, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
+        return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
+      });
+      if (ar.fused)
+        for (int64_t c = 0; c < n; ++c)
+          for (int64_t m = m0; m < m1; ++m) fused_add(ar, m, n0 + c, i2, i3);
+    }
   }
 }
 
