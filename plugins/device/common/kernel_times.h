@@ -7,12 +7,20 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace zen_device_common {
+
+// Whether a profiling variable (ZEN_VULKAN_PROFILE, ZEN_OPENCL_PROFILE) asks for a profile: set
+// to anything but "" or "0".
+inline bool profile_requested(const char* var) {
+  const char* v = std::getenv(var);
+  return v && *v && !(v[0] == '0' && v[1] == '\0');
+}
 
 class KernelTimes {
  public:

@@ -183,10 +183,8 @@ void CpuDevice::compute(const zen_graph& g) {
   }
   if (steps_.empty()) return;
   if (nth > 1) {
-    if (n_cursors_ < steps_.size()) {
-      n_cursors_ = steps_.size() * 2;
-      cursors_ = std::make_unique<std::atomic<int64_t>[]>(n_cursors_);
-    }
+    if (cursors_.size() < steps_.size())  // a new vector: atomics do not move
+      cursors_ = std::vector<std::atomic<int64_t>>(steps_.size());
     for (size_t i = 0; i < steps_.size(); ++i) {
       cursors_[i].store(0, std::memory_order_relaxed);
       steps_[i].args.cursor = &cursors_[i];

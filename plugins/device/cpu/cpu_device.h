@@ -45,10 +45,9 @@ class CpuDevice final : public zen::Device {
   void fuse_next(const zen_graph& g, uint32_t& n, const KernelEntry& k, KernelArgs& args) const;
 
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<Step> steps_;  // the current graph's nodes, prepared by compute()
-  std::unique_ptr<std::atomic<int64_t>[]> cursors_;  // one per step (KernelArgs::cursor)
-  size_t n_cursors_ = 0;
-  std::vector<unsigned char> work_;  // kernels' shared scratch, grown to the largest need
+  std::vector<Step> steps_;                    // the current graph's nodes, prepared by compute()
+  std::vector<std::atomic<int64_t>> cursors_;  // one per step (KernelArgs::cursor)
+  std::vector<unsigned char> work_;            // kernels' shared scratch, grown to the largest need
 };
 
 }  // namespace ZEN_CPU_NS

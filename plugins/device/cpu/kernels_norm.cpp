@@ -18,7 +18,6 @@ bool packed_row(const zen_tensor& t) {
   return t.nb[0] == sizeof(T);
 }
 
-// rms_norm (kLayer false): x / sqrt(mean(x^2) + eps); layer_norm: (x - mean) / sqrt(var + eps).
 // The fused MUL of a norm (zen/fusion.hpp norm_mul): row i of the product = the row just
 // written times the weight row, as the MUL kernel computes it.
 void fused_mul_row(const KernelArgs& k, const RowIndex& i) {
@@ -29,6 +28,7 @@ void fused_mul_row(const KernelArgs& k, const RowIndex& i) {
         load<float>(at(k.d, dst, i0, i.i1, i.i2, i.i3)) * load<float>(at(k.fs, w, i0, 0, 0, 0)));
 }
 
+// rms_norm (kLayer false): x / sqrt(mean(x^2) + eps); layer_norm: (x - mean) / sqrt(var + eps).
 template <class T, bool kLayer>
 void norm(const KernelArgs& k, int ith, int nth) {
   const zen_tensor &dst = *k.dst, &a = *k.src[0];

@@ -6,10 +6,8 @@
 #pragma once
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,8 +20,7 @@ class LaunchProfile {
  public:
   // nullptr unless ZEN_OPENCL_PROFILE is set to a non-empty value other than 0.
   static std::unique_ptr<LaunchProfile> from_env() {
-    const char* env = std::getenv("ZEN_OPENCL_PROFILE");
-    if (!env || !*env || std::string_view(env) == "0") return nullptr;
+    if (!zen_device_common::profile_requested("ZEN_OPENCL_PROFILE")) return nullptr;
     return std::make_unique<LaunchProfile>();
   }
   ~LaunchProfile() {

@@ -54,11 +54,8 @@ struct KernelSlot {
 struct QuantMemo {
   bool valid = false;
   cl_mem mem = nullptr;  // the scratch buffer written
-  const void* buffer = nullptr;
-  uint64_t offset = 0, end = 0;  // the rows' bytes in buffer
-  int64_t ne[4] = {}, row_bytes = 0;
-  uint64_t nb[4] = {};
-  int32_t fmt = 0;
+  int32_t fmt = 0;       // ACT_Q8 or ACT_Q8K
+  zen_tensor rows{};     // the F32 activations quantized (buffer, offset, ne, nb)
   // A node wrote t: forget what t may overlap (its bytes where its type's size is known, else
   // its whole buffer).
   void wrote(const zen_tensor& t);

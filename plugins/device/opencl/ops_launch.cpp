@@ -40,22 +40,12 @@ QuantAct quantize_act(const LaunchContext& c, const zen_tensor& a, const zen_ten
   const cl_mem mem = c.scratch->get(static_cast<uint64_t>(rows(b) * row_bytes));
   const int32_t fmt = k ? kActQ8K : kActQ8;
   QuantMemo& m = *c.memo;
-  bool same = m.valid && m.mem == mem && m.buffer == b.buffer && m.offset == b.offset &&
-              m.fmt == fmt && m.row_bytes == row_bytes;
-  for (int d = 0; d < 4 && same; ++d) same = m.ne[d] == b.ne[d] && m.nb[d] == b.nb[d];
-  if (same) return {mem, row_bytes};
+  if (m.valid && m.mem == mem && m.fmt == fmt && m.rows.buffer == b.buffer &&
+      m.rows.offset == b.offset && zen::fusion::same_shape(m.rows, b) &&
+      zen::fusion::same_layout(m.rows, b))
+    return {mem, row_bytes};
   Launch(c, "k_quantize_act").tensor(&b).mem(mem).i64(row_bytes).i32(fmt).run(rows(b) * (K / bs));
-  m.valid = true;
-  m.mem = mem;
-  m.buffer = b.buffer;
-  m.offset = b.offset;
-  m.end = b.offset + zen::fusion::f32_extent(b);
-  m.fmt = fmt;
-  m.row_bytes = row_bytes;
-  for (int d = 0; d < 4; ++d) {
-    m.ne[d] = b.ne[d];
-    m.nb[d] = b.nb[d];
-  }
+  m = {true, mem, fmt, b};
   return {mem, row_bytes};
 }
 
@@ -364,18 +354,14 @@ uint32_t enqueue_nodes(const LaunchContext& c, const zen_graph& g, uint32_t pos)
 }
 
 void QuantMemo::wrote(const zen_tensor& t) {
-  if (!valid || t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW || t.buffer != buffer) return;
+  if (!valid || t.op == ZEN_OP_NONE || t.op == ZEN_OP_VIEW || t.buffer != rows.buffer) return;
   const uint64_t size = t.type == ZEN_TYPE_F32 || t.type == ZEN_TYPE_I32 ? 4
                         : t.type == F16 || t.type == BF16                ? 2
                                                                          : 0;
-  if (size == 0) {
-    valid = false;  // a quantized destination: its whole buffer
-    return;
-  }
-  uint64_t hi = t.offset + size;
-  for (int d = 0; d < ZEN_MAX_DIMS; ++d)
-    if (t.ne[d] > 1) hi += static_cast<uint64_t>(t.ne[d] - 1) * t.nb[d];
-  if (t.offset < end && offset < hi) valid = false;
+  // A quantized destination (size unknown here): its whole buffer.
+  if (size == 0 || (t.offset < rows.offset + zen::fusion::f32_extent(rows) &&
+                    rows.offset < t.offset + zen::fusion::extent(t, size)))
+    valid = false;
 }
 
 }  // namespace zen_opencl

@@ -1,16 +1,13 @@
 #include "vk_profile.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <string_view>
 
 #include "vk_util.h"
 
 namespace zen_vk {
 
 std::unique_ptr<Profiler> Profiler::create(VkDevice dev, const PhysicalDevice& pd) {
-  const char* env = std::getenv("ZEN_VULKAN_PROFILE");
-  if (!env || !*env || std::string_view(env) == "0") return nullptr;
+  if (!zen_device_common::profile_requested("ZEN_VULKAN_PROFILE")) return nullptr;
   uint32_t n = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd.handle, &n, nullptr);
   std::vector<VkQueueFamilyProperties> families(n);

@@ -31,13 +31,14 @@ inline bool same_layout(const zen_tensor& a, const zen_tensor& b) {
   return true;
 }
 
-// Bytes from an F32 tensor's first element to one past its last.
-inline uint64_t f32_extent(const zen_tensor& t) {
-  uint64_t e = 4;
+// Bytes from the first element of a tensor of elem_bytes-sized elements to one past its last.
+inline uint64_t extent(const zen_tensor& t, uint64_t elem_bytes) {
+  uint64_t e = elem_bytes;
   for (int d = 0; d < ZEN_MAX_DIMS; ++d)
     if (t.ne[d] > 1) e += static_cast<uint64_t>(t.ne[d] - 1) * t.nb[d];
   return e;
 }
+inline uint64_t f32_extent(const zen_tensor& t) { return extent(t, 4); }
 
 // Whether two F32 tensors share bytes.
 inline bool overlap(const zen_tensor& a, const zen_tensor& b) {
