@@ -487,10 +487,23 @@ void scale_row(float* acc, float f, int64_t n) {
 
 // acc[0..dv) += w[j] * rows[j][0..dv) for j < n (rows stride floats apart), zero weights
 // skipped, keys in order: the same FMAs, in the same order per element, as one axpy per key,
-// but each 32-float chunk of acc stays in registers over the n keys.
+// but each 64-float (AVX-512) or 32-float chunk of acc stays in registers over the n keys.
 void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stride, int64_t n,
                      int64_t dv) {
   int64_t e = 0;
+#if defined(__AVX512F__)
+  for (; e + 64 <= dv; e += 64) {
+    __m512 a[4];
+    for (int v = 0; v < 4; ++v) a[v] = _mm512_loadu_ps(acc + e + 16 * v);
+    for (int64_t j = 0; j < n; ++j) {
+      if (w[j] == 0.0f) continue;
+      const __m512 vw = _mm512_set1_ps(w[j]);
+      const float* r = rows + j * stride + e;
+      for (int v = 0; v < 4; ++v) a[v] = _mm512_fmadd_ps(vw, _mm512_loadu_ps(r + 16 * v), a[v]);
+    }
+    for (int v = 0; v < 4; ++v) _mm512_storeu_ps(acc + e + 16 * v, a[v]);
+  }
+#endif
 #if defined(__AVX2__) && defined(__FMA__)
   for (; e + 32 <= dv; e += 32) {
     __m256 a0 = _mm256_loadu_ps(acc + e), a1 = _mm256_loadu_ps(acc + e + 8);
@@ -517,13 +530,48 @@ void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stri
 }
 
 // out[i * os + j] = dot_f32(q row i, k row j) for i < nq, j < nk (rows qs / ks floats apart).
-// With AVX2 and d a multiple of 8, blocks of 2 x 2 share each load; each output keeps
-// dot_f32's two accumulators and order, so the results are dot_f32's bit for bit (the AVX-512
-// build's dot_f32 sums in another order, so there every output is dot_f32 itself).
+// Register tiles share each load among several outputs (dot_f32 alone loads twice per FMA,
+// so it ran at half the FMA rate); each output keeps dot_f32's accumulators and order, so the
+// results are dot_f32's bit for bit. AVX-512: 2 x 4 tiles when d is a multiple of 16; AVX2:
+// 2 x 2 tiles when d is a multiple of 8.
 void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t ks, int64_t nk,
                 int64_t d, float* out, int64_t os) {
   int64_t i = 0;
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#if defined(__AVX512F__)
+  for (; d % 16 == 0 && i + 2 <= nq; i += 2) {
+    const float* qr[2] = {q + i * qs, q + (i + 1) * qs};
+    int64_t j = 0;
+    for (; j + 4 <= nk; j += 4) {
+      const float* kr[4] = {k + j * ks, k + (j + 1) * ks, k + (j + 2) * ks, k + (j + 3) * ks};
+      __m512 a[2][4][2];  // (query, key, even/odd 16-chunk of each 32): dot_f32's a0, a1
+      for (auto& ar : a)
+        for (auto& ak : ar) ak[0] = ak[1] = _mm512_setzero_ps();
+      const auto step = [&](int64_t e, int h) {
+        const __m512 x0 = _mm512_loadu_ps(qr[0] + e), x1 = _mm512_loadu_ps(qr[1] + e);
+        for (int kk = 0; kk < 4; ++kk) {
+          const __m512 y = _mm512_loadu_ps(kr[kk] + e);
+          a[0][kk][h] = _mm512_fmadd_ps(x0, y, a[0][kk][h]);
+          a[1][kk][h] = _mm512_fmadd_ps(x1, y, a[1][kk][h]);
+        }
+      };
+      int64_t e = 0;
+      for (; e + 32 <= d; e += 32) {
+        step(e, 0);
+        step(e + 16, 1);
+      }
+      if (e < d) step(e, 0);
+      for (int r = 0; r < 2; ++r)
+        for (int kk = 0; kk < 4; ++kk)
+          out[(i + r) * os + j + kk] =
+              _mm512_reduce_add_ps(_mm512_add_ps(a[r][kk][0], a[r][kk][1]));
+    }
+    for (; j < nk; ++j) {
+      const char* kj = reinterpret_cast<const char*>(k + j * ks);
+      out[i * os + j] = dot_f32(qr[0], kj, d);
+      out[(i + 1) * os + j] = dot_f32(qr[1], kj, d);
+    }
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
   for (; d % 8 == 0 && i + 2 <= nq; i += 2) {
     const float *q0 = q + i * qs, *q1 = q0 + qs;
     int64_t j = 0;

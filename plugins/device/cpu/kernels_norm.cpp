@@ -22,6 +22,13 @@ bool packed_row(const zen_tensor& t) {
 // written times the weight row, as the MUL kernel computes it.
 void fused_mul_row(const KernelArgs& k, const RowIndex& i) {
   const zen_tensor &dst = *k.dst, &p = *k.fused, &w = *k.fused_src;
+  if (dst.nb[0] == sizeof(float) && p.nb[0] == sizeof(float) && w.nb[0] == sizeof(float)) {
+    const float* x = reinterpret_cast<const float*>(at(k.d, dst, 0, i.i1, i.i2, i.i3));
+    const float* y = reinterpret_cast<const float*>(at(k.fs, w, 0, 0, 0, 0));
+    float* o = reinterpret_cast<float*>(at(k.fd, p, 0, i.i1, i.i2, i.i3));
+    for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0) o[i0] = x[i0] * y[i0];
+    return;
+  }
   for (int64_t i0 = 0; i0 < dst.ne[0]; ++i0)
     store<float>(
         at(k.fd, p, i0, i.i1, i.i2, i.i3),
