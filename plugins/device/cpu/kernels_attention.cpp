@@ -481,6 +481,26 @@ float exp_block(const float* s, float m, float* w, int64_t n) {
   return sum;
 }
 
+// max(-inf, s[0..n)), as a chain of std::max would give it for scores that are not NaN.
+float block_max(const float* s, int64_t n) {
+  int64_t j = 0;
+  float m = kNegInf;
+#if defined(__AVX512F__)
+  __m512 v = _mm512_set1_ps(kNegInf);
+  for (; j + 16 <= n; j += 16) v = _mm512_max_ps(v, _mm512_loadu_ps(s + j));
+  m = _mm512_reduce_max_ps(v);
+#elif defined(__AVX2__)
+  __m256 v = _mm256_set1_ps(kNegInf);
+  for (; j + 8 <= n; j += 8) v = _mm256_max_ps(v, _mm256_loadu_ps(s + j));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_max_ss(h, _mm_movehdup_ps(h));
+  m = _mm_cvtss_f32(h);
+#endif
+  for (; j < n; ++j) m = std::max(m, s[j]);
+  return m;
+}
+
 void scale_row(float* acc, float f, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] *= f;
 }
@@ -972,17 +992,27 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
     // Visibility and mask value of each (lane, key) first, in the scores. A key hidden from
     // every lane (outside its range or masked) is never read: a paged cache's mask hides most
     // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
+    // Lane by lane, so the loops vectorize; a lane with the previous one's mask row and range
+    // (another query head of the same row) copies its values.
     bool seen[kBlockKeys];
-    for (int64_t jj = 0; jj < n; ++jj) {
-      const int64_t j = key[jj];
-      seen[jj] = false;
-      for (int64_t i = 0; i < g.nl; ++i) {
-        float mv = j >= g.lo[i] && j < g.hi[i] ? 0.0f : kNegInf;
-        if (c.mask && mv == 0.0f)
-          mv = mask_f16 ? f16_to_f32(ld_u16(mrow[i] + j * mnb0)) : ld_f32(mrow[i] + j * mnb0);
-        g.sc[i * kBlockKeys + jj] = mv;
-        seen[jj] = seen[jj] || mv > kNegInf;
+    std::fill(seen, seen + n, false);
+    for (int64_t i = 0; i < g.nl; ++i) {
+      float* sc = g.sc + i * kBlockKeys;
+      const int64_t lo = g.lo[i], hi = g.hi[i];
+      if (i > 0 && mrow[i] == mrow[i - 1] && lo == g.lo[i - 1] && hi == g.hi[i - 1]) {
+        std::copy(sc - kBlockKeys, sc - kBlockKeys + n, sc);
+        continue;
       }
+      if (!c.mask)
+        for (int64_t jj = 0; jj < n; ++jj) sc[jj] = key[jj] >= lo && key[jj] < hi ? 0.0f : kNegInf;
+      else if (mask_f16)
+        for (int64_t jj = 0; jj < n; ++jj)
+          sc[jj] = key[jj] >= lo && key[jj] < hi ? f16_to_f32(ld_u16(mrow[i] + key[jj] * mnb0))
+                                                 : kNegInf;
+      else
+        for (int64_t jj = 0; jj < n; ++jj)
+          sc[jj] = key[jj] >= lo && key[jj] < hi ? ld_f32(mrow[i] + key[jj] * mnb0) : kNegInf;
+      for (int64_t jj = 0; jj < n; ++jj) seen[jj] = seen[jj] || sc[jj] > kNegInf;
     }
     for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // dot products of up to kVRows keys
       const int64_t rn = std::min(kVRows, n - r0);
@@ -1000,21 +1030,28 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
             if (g.sc[i * kBlockKeys + jj] > kNegInf)
               dots[i * kVRows + jj - r0] = c.kdot(g.qf + i * pD, kbase + key[jj] * knb1, p.D);
       }
-      for (int64_t i = 0; i < g.nl; ++i)
-        for (int64_t jj = r0; jj < r0 + rn; ++jj) {
-          float& sc = g.sc[i * kBlockKeys + jj];
-          if (!(sc > kNegInf)) continue;
-          float x = dots[i * kVRows + jj - r0];
-          if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
-          if (c.mask) x += sc;
-          sc = x;
+      for (int64_t i = 0; i < g.nl; ++i) {
+        float* sc = g.sc + i * kBlockKeys + r0;
+        const float* d = dots + i * kVRows;
+        if (c.softcap > 0.0f || !widen_k) {  // (dots of hidden keys are not computed there)
+          for (int64_t jj = 0; jj < rn; ++jj) {
+            if (!(sc[jj] > kNegInf)) continue;
+            float x = d[jj];
+            if (c.softcap > 0.0f) x = c.softcap * std::tanh(x);
+            if (c.mask) x += sc[jj];
+            sc[jj] = x;
+          }
+        } else if (c.mask) {
+          for (int64_t jj = 0; jj < rn; ++jj) sc[jj] = sc[jj] > kNegInf ? d[jj] + sc[jj] : sc[jj];
+        } else {
+          for (int64_t jj = 0; jj < rn; ++jj) sc[jj] = sc[jj] > kNegInf ? d[jj] : sc[jj];
         }
+      }
     }
     bool any = false;
     for (int64_t i = 0; i < g.nl; ++i) {
       const float* sc = g.sc + i * kBlockKeys;
-      float bm = kNegInf;
-      for (int64_t jj = 0; jj < n; ++jj) bm = std::max(bm, sc[jj]);
+      const float bm = block_max(sc, n);
       if (bm > g.m[i]) {
         if (g.l[i] > 0.0f) {
           const float f = std::exp(g.m[i] - bm);
@@ -1043,10 +1080,12 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
     }
     for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // widen up to kVRows V rows, then each lane
       const int64_t rn = std::min(kVRows, n - r0);
+      bool used[kVRows] = {};  // a row no lane weighs is neither read nor widened
+      for (int64_t i = 0; i < g.nl; ++i)
+        for (int64_t jj = 0; jj < rn; ++jj)
+          used[jj] = used[jj] || g.sc[i * kBlockKeys + r0 + jj] != 0.0f;
       for (int64_t jj = r0; jj < r0 + rn; ++jj) {
-        bool used = false;  // a row no lane weighs is neither read nor widened
-        for (int64_t i = 0; i < g.nl && !used; ++i) used = g.sc[i * kBlockKeys + jj] != 0.0f;
-        if (used)
+        if (used[jj - r0])
           widen_row(c.v->type, vbase + key[jj] * vnb1, vnb0, g.rows + (jj - r0) * prow, p.Dv);
       }
       for (int64_t i = 0; i < g.nl; ++i)
