@@ -18,6 +18,7 @@
 // Reference path (float weights with strided rows, or no scratch): each output is one dot
 // product accumulated in double (products of floats are exact in double).
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "kernels.h"
@@ -176,8 +177,11 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, 
     for (int64_t c = 0; c < n; c += g.cols) {
       const int nc = static_cast<int>(std::min<int64_t>(g.cols, n - c));
       g.kernel(K, pn.buf + p * pb, act + c, nc, r);
-      for (int j = 0; j < nc; ++j)
-        for (int i = 0; i < rows; ++i) *out(r0 + i, c + j) = r[mm::kPanelRows * j + i];
+      for (int j = 0; j < nc; ++j) {  // the column's rows are evenly spaced: one address each
+        float* o = out(r0, c + j);
+        const ptrdiff_t step = rows > 1 ? out(r0 + 1, c + j) - o : 1;
+        for (int i = 0; i < rows; ++i) o[i * step] = r[mm::kPanelRows * j + i];
+      }
     }
   }
 }
