@@ -917,7 +917,9 @@ int64_t next_chunk(const uint64_t* vis, int64_t c, int64_t c1) {
 // Online softmax of each lane over its keys: leaves m, l and acc per lane (l == 0 when the
 // lane saw no key). The keys are walked once for all lanes, in blocks from the lowest lo;
 // bits: the mask rows' chunk bitmaps (nullptr without a mask: every chunk).
-void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
+// next_hk: the kv head of the item this thread takes next when it has the same rows (its keys
+// are this item's), else -1: its first rows are prefetched while this item ends.
+void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t next_hk = -1) {
   const int64_t pD = pad16(p.D), prow = row_floats(p);
   int64_t k0 = p.L, k1 = 0;
   for (int64_t i = 0; i < g.nl; ++i) {
@@ -984,11 +986,22 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g) {
     return n;
   };
   int64_t n_next = list_keys(keys[0]);
+  int64_t first[kBlockKeys];  // the first step's keys: the next item's first too
+  const int64_t n_first = n_next;
+  std::copy(keys[0], keys[0] + n_first, first);
   for (int step = 0;; ++step) {
     const int64_t n = n_next;
     if (n == 0) break;
     const int64_t* key = keys[step & 1];
     n_next = list_keys(keys[(step + 1) & 1]);
+    if (n_next == 0 && next_hk >= 0) {  // the last step: the next head's first rows
+      const char* kb = at(c.kd, *c.k, 0, 0, next_hk, g.s % c.k->ne[3]);
+      const char* vb = at(c.vd, *c.v, 0, 0, next_hk, g.s % c.v->ne[3]);
+      for (int64_t jj = 0; jj < n_first; ++jj) {
+        prefetch_row(kb + first[jj] * knb1, kbytes);
+        prefetch_row(vb + first[jj] * vnb1, vbytes);
+      }
+    }
     // Visibility and mask value of each (lane, key) first, in the scores. A key hidden from
     // every lane (outside its range or masked) is never read: a paged cache's mask hides most
     // cells (other sequences' blocks), so the cost follows the visible keys, not the cache.
@@ -1174,15 +1187,27 @@ void attention(const KernelArgs& a, int ith, int nth) {
 
   if (parts == 1) {
     for (int64_t i = 0; i < p.lanes(); ++i) g.acc[i] = accs + i * pDv;
-    // Threads take every nth item: under a causal mask late rows see more keys, so
-    // contiguous shares would give the last thread most of the work.
-    for (int64_t item = ith; item < items; item += nth) {
-      setup(item);
-      attend(c, p, vis_bits, g);
-      for (int64_t i = 0; i < g.nl; ++i) {
-        float* o = out_row(g.t[i], g.h[i], g.s);
-        const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
-        for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
+    // Threads take whole row blocks (all their heads' items, in head order) as they become
+    // free, the last first: under a causal mask late rows see more keys, so the longest work
+    // goes out first. A row block's heads read the same KV cells (one cell holds every head's
+    // row), so while one head's item ends the next head's first rows are prefetched: a batched
+    // decode step's items are short (a sequence's few hundred keys) and had waited on their
+    // first rows from memory.
+    const int64_t per_block = p.Hkv * p.chunks, nblocks = items / per_block;
+    const auto take = [&](int64_t prev) {
+      return a.cursor ? nblocks - 1 - a.cursor->fetch_add(1, std::memory_order_relaxed)
+                      : prev - nth;
+    };
+    for (int64_t rb = take(nblocks - 1 - ith + nth); rb >= 0; rb = take(rb)) {
+      for (int64_t hc = 0; hc < per_block; ++hc) {
+        setup(rb * per_block + hc);
+        const int64_t next_hk = hc + 1 < per_block ? ((hc + 1) / p.chunks) % p.Hkv : -1;
+        attend(c, p, vis_bits, g, next_hk != g.hk ? next_hk : -1);
+        for (int64_t i = 0; i < g.nl; ++i) {
+          float* o = out_row(g.t[i], g.h[i], g.s);
+          const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
+          for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
+        }
       }
     }
     return;
