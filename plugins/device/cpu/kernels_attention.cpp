@@ -1187,29 +1187,35 @@ void attention(const KernelArgs& a, int ith, int nth) {
 
   if (parts == 1) {
     for (int64_t i = 0; i < p.lanes(); ++i) g.acc[i] = accs + i * pDv;
-    // Threads take whole row blocks (all their heads' items, in head order) as they become
-    // free, the last first: under a causal mask late rows see more keys, so the longest work
-    // goes out first. A row block's heads read the same KV cells (one cell holds every head's
-    // row), so while one head's item ends the next head's first rows are prefetched: a batched
-    // decode step's items are short (a sequence's few hundred keys) and had waited on their
-    // first rows from memory.
+    // With many row blocks, threads take whole row blocks (all their heads' items, in head
+    // order) as they become free, the last first: under a causal mask late rows see more
+    // keys, so the longest work goes out first. With few (a decode step of a sequence or
+    // three), threads take every nth item, so each has heads to do. Either way, a thread's
+    // next item is often the next head of the same rows, whose keys are the same: one KV
+    // cell holds every head's row, and that head's first rows are prefetched while the item
+    // ends (a batched decode step's items are a sequence's few hundred keys, and their first
+    // rows had been waited on from memory).
     const int64_t per_block = p.Hkv * p.chunks, nblocks = items / per_block;
-    const auto take = [&](int64_t prev) {
-      return a.cursor ? nblocks - 1 - a.cursor->fetch_add(1, std::memory_order_relaxed)
-                      : prev - nth;
-    };
-    for (int64_t rb = take(nblocks - 1 - ith + nth); rb >= 0; rb = take(rb)) {
-      for (int64_t hc = 0; hc < per_block; ++hc) {
-        setup(rb * per_block + hc);
-        const int64_t next_hk = hc + 1 < per_block ? ((hc + 1) / p.chunks) % p.Hkv : -1;
-        attend(c, p, vis_bits, g, next_hk != g.hk ? next_hk : -1);
-        for (int64_t i = 0; i < g.nl; ++i) {
-          float* o = out_row(g.t[i], g.h[i], g.s);
-          const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
-          for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
-        }
+    const auto run = [&](int64_t item, int64_t next) {
+      setup(item);
+      const bool same_rows = next >= 0 && next / per_block == item / per_block;
+      const int64_t next_hk = same_rows ? (next / p.chunks) % p.Hkv : -1;
+      attend(c, p, vis_bits, g, next_hk != g.hk ? next_hk : -1);
+      for (int64_t i = 0; i < g.nl; ++i) {
+        float* o = out_row(g.t[i], g.h[i], g.s);
+        const float inv = g.l[i] > 0.0f ? 1.0f / g.l[i] : 0.0f;
+        for (int64_t e = 0; e < p.Dv; ++e) o[e] = g.acc[i][e] * inv;
       }
+    };
+    if (nblocks < kItemsPerThread * nth || !a.cursor) {
+      for (int64_t item = ith; item < items; item += nth)
+        run(item, item + nth < items ? item + nth : -1);
+      return;
     }
+    for (int64_t rb = nblocks - 1 - a.cursor->fetch_add(1, std::memory_order_relaxed); rb >= 0;
+         rb = nblocks - 1 - a.cursor->fetch_add(1, std::memory_order_relaxed))
+      for (int64_t hc = 0; hc < per_block; ++hc)
+        run(rb * per_block + hc, hc + 1 < per_block ? rb * per_block + hc + 1 : -1);
     return;
   }
 
