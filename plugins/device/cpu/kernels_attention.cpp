@@ -38,6 +38,7 @@
 #include "kernels.h"
 #include "quant/blocks.h"
 #include "tensor_access.h"
+#include "vec.h"
 
 namespace ZEN_CPU_NS {
 namespace {
@@ -479,26 +480,6 @@ float exp_block(const float* s, float m, float* w, int64_t n) {
     sum += w[j];
   }
   return sum;
-}
-
-// max(-inf, s[0..n)), as a chain of std::max would give it for scores that are not NaN.
-float block_max(const float* s, int64_t n) {
-  int64_t j = 0;
-  float m = kNegInf;
-#if defined(__AVX512F__)
-  __m512 v = _mm512_set1_ps(kNegInf);
-  for (; j + 16 <= n; j += 16) v = _mm512_max_ps(v, _mm512_loadu_ps(s + j));
-  m = _mm512_reduce_max_ps(v);
-#elif defined(__AVX2__)
-  __m256 v = _mm256_set1_ps(kNegInf);
-  for (; j + 8 <= n; j += 8) v = _mm256_max_ps(v, _mm256_loadu_ps(s + j));
-  __m128 h = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-  h = _mm_max_ss(h, _mm_movehdup_ps(h));
-  m = _mm_cvtss_f32(h);
-#endif
-  for (; j < n; ++j) m = std::max(m, s[j]);
-  return m;
 }
 
 void scale_row(float* acc, float f, int64_t n) {
@@ -987,7 +968,7 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
   };
   int64_t n_next = list_keys(keys[0]);
   int64_t first[kBlockKeys];  // the first step's keys: the next item's first too
-  const int64_t n_first = n_next;
+  const int64_t n_first = next_hk >= 0 ? n_next : 0;
   std::copy(keys[0], keys[0] + n_first, first);
   for (int step = 0;; ++step) {
     const int64_t n = n_next;
@@ -1064,7 +1045,7 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
     bool any = false;
     for (int64_t i = 0; i < g.nl; ++i) {
       const float* sc = g.sc + i * kBlockKeys;
-      const float bm = block_max(sc, n);
+      const float bm = vec::max(sc, n);
       if (bm > g.m[i]) {
         if (g.l[i] > 0.0f) {
           const float f = std::exp(g.m[i] - bm);
