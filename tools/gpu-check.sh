@@ -132,6 +132,18 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
       ZEN_VULKAN_GEMM=rows zb gemm-rows "$vk" "$m" -p 512 -n 0 -r 2
     } | tee "$out/variants.txt"
   fi
+  local cl
+  cl=$(tr ' ' '\n' <<<"$gpus" | grep '^opencl' | head -1 || true)
+  if [ -n "$cl" ] && [[ $steps == *variants* ]]; then
+    local first_type=${types%%,*} m
+    m=$models/qwen3-0.6b-shape-${first_type,,}.gguf
+    echo "== $cl variants ($(basename "$m"))"
+    {
+      ZEN_OPENCL_GEMM=0 zb cl-gemm-rows "$cl" "$m" -p 512 -n 0 -r 2
+      ZEN_OPENCL_FUSE=0 zb cl-unfused "$cl" "$m" -p 0 -n 128 -r 2
+      ZEN_OPENCL_ATTENTION=rows zb cl-attention-rows "$cl" "$m" -p 512 -n 0 -r 2
+    } | tee -a "$out/variants.txt"
+  fi
   if [ -n "$gpu1" ] && [[ $steps == *variants* ]]; then
     local first_type=${types%%,*} m
     m=$models/qwen3-0.6b-shape-${first_type,,}.gguf

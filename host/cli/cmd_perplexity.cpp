@@ -39,11 +39,13 @@ void put(std::ofstream& out, const T& v) {
 int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   po::options_description desc("zen-engine perplexity options");
   std::string model, text_file, logits_out;
-  unsigned threads = 0, n_ctx = 512;
+  unsigned threads = 0, n_ctx = 512, n_batch = 0;
   int max_chunks = -1;
   desc.add_options()("model,m", po::value(&model), "GGUF model file")(
       "file,f", po::value(&text_file), "text file")(
       "ctx-size,c", po::value(&n_ctx)->default_value(512), "tokens per chunk")(
+      "batch-size,b", po::value(&n_batch),
+      "tokens per micro-batch (default: the chunk, at most 512; 1: token by token, as decoding)")(
       "chunks", po::value(&max_chunks)->default_value(-1), "most chunks to evaluate (-1 = all)")(
       "threads,t", po::value(&threads), "CPU threads")(
       "logits-out", po::value(&logits_out), "save every position's logits here")("help,h",
@@ -52,7 +54,7 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   devices.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || model.empty() || text_file.empty()) {
-    std::cout << "usage: zen-engine perplexity -m MODEL -f TEXT [-c 512] [--chunks N] "
+    std::cout << "usage: zen-engine perplexity -m MODEL -f TEXT [-c 512] [-b N] [--chunks N] "
                  "[--logits-out FILE]\n"
               << desc;
     return vm.count("help") ? 0 : 2;
@@ -75,7 +77,7 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   });
   model::ContextParams params;
   params.n_ctx = n_ctx;
-  params.n_batch = std::min(n_ctx, 512u);
+  params.n_batch = n_batch ? std::min(n_batch, n_ctx) : std::min(n_ctx, 512u);
   host::LoadedModel lm(*host->plugins, host->config, model, params);
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_gguf(lm.file().gguf());
   const std::vector<int32_t> ids = tok.encode(ss.str(), true, false);

@@ -70,11 +70,11 @@ struct Attention {
     zen_t q = g.heads(g.matmul(w("attn_q.weight"), h), head_dim);
     zen_t k = g.heads(g.matmul(w("attn_k.weight"), h), head_dim);
     zen_t v = g.heads(g.matmul(w("attn_v.weight"), h), v_dim);
-    if (qk_norm) {
-      q = g.rms_norm(q, w("attn_q_norm.weight"), eps);
-      k = g.rms_norm(k, w("attn_k_norm.weight"), eps);
-    }
+    // Each head's norm right before its rope: a device may compute the two in one pass
+    // (zen/fusion.hpp norm_mul_rope).
+    if (qk_norm) q = g.rms_norm(q, w("attn_q_norm.weight"), eps);
     q = zen::rope(g, q, in.positions, r);
+    if (qk_norm) k = g.rms_norm(k, w("attn_k_norm.weight"), eps);
     k = zen::rope(g, k, in.positions, r);
     return zen::cached_attention(g, in, il, q, k, v, mask, scale);
   }

@@ -31,8 +31,10 @@ TEXT = ROOT / "tests" / "data" / "text" / "fidelity.txt"
 DEVICES = ["vulkan:0", "opencl:0"]
 # Runs of the fidelity test: a device and its environment. PoCL's CPU device skips the kernels
 # OpenCL GPUs take (the matrix-vector kernel and, fused with it, the residual add of
-# zen/fusion.hpp); ZEN_OPENCL_MATVEC=1 runs them here too.
-DEVICE_RUNS = {"vulkan:0": {}, "opencl:0": {}, "opencl:0+gpu-kernels": {"ZEN_OPENCL_MATVEC": "1"}}
+# zen/fusion.hpp; the tiled prefill matmul and attention); the ZEN_OPENCL_* settings below run
+# them here too.
+GPU_KERNELS = {"ZEN_OPENCL_MATVEC": "1", "ZEN_OPENCL_GEMM": "1", "ZEN_OPENCL_ATTENTION": "tiled"}
+DEVICE_RUNS = {"vulkan:0": {}, "opencl:0": {}, "opencl:0+gpu-kernels": GPU_KERNELS}
 TINY_MODELS = ["llama", "llama_f16", "llama_tied", "qwen3", "qwen3moe", "gemma3"]
 MAX_MEAN_KL = 1e-3
 N_GEN = 32
@@ -217,3 +219,38 @@ def test_decode_step_structure(probe, device, model):
     assert work["upload_bytes"] < Path(path).stat().st_size / 100, work
     # One row of logits (the fixture's one-token logits file holds one row, n_vocab floats).
     assert work["download_bytes"] == (TINY / f"{model}.one_token.f32").stat().st_size, work
+
+
+@pytest.mark.parametrize("qtype", ["Q8_0", "Q4_0"])
+@pytest.mark.parametrize("model", ["qwen3", "gemma3"])
+def test_opencl_fused_launches_equal_the_nodes_one_by_one(probe, model, qtype, tmp_path):
+    """Issue 15's fusion equivalence: the OpenCL GPU path's fused launches (zen/fusion.hpp: a
+    norm with its weight and the quantization of its product, norm + weight + rope per head,
+    q/k/v and gate/up in one matrix-vector launch, GLU with its quantization, the K and V cache
+    writes together, a matmul with its residual add) give the logits of the same kernels run
+    node by node (ZEN_OPENCL_FUSE=0), bit for bit, token by token (`perplexity -b 1`: every
+    step a decode graph) and as one prompt, on a quantized copy of the tiny model (the
+    matrix-vector kernels take block-quantized weights); and a decode step takes fewer
+    launches."""
+    found(probe, "opencl:0")
+    qpath = tmp_path / f"{model}.{qtype}.gguf"
+    run([engine_path(), "quantize", model_path(model), str(qpath), qtype, "-t", "2"], timeout=300)
+    logits = {}
+    for fuse in ("1", "0"):
+        env = clean_env(**GPU_KERNELS, ZEN_OPENCL_FUSE=fuse)
+        for batch in ("1", "32"):
+            out = tmp_path / f"fuse{fuse}.b{batch}.logits"
+            run([engine_path(), "perplexity", "-m", str(qpath), "-f", str(TEXT), "-c", "32",
+                 "-b", batch, "--chunks", "1", "-t", "2", "--device", "opencl:0",
+                 "--logits-out", str(out)], env=env, timeout=900)
+            logits[fuse, batch] = out.read_bytes()
+    for batch in ("1", "32"):
+        assert logits["1", batch] == logits["0", batch], f"fused != unfused at -b {batch}"
+    work = {}
+    for fuse in ("1", "0"):
+        out = run_json([engine_path(), "bench", "-m", str(qpath), "-p", "8", "-n", "8", "-r", "1",
+                        "-t", "2", "--device", "opencl:0", "--json"],
+                       env=clean_env(**GPU_KERNELS, ZEN_OPENCL_FUSE=fuse))
+        work[fuse] = out["results"][1]["device_work"]["opencl:0"]["dispatches"]
+    print(f"{model} {qtype}: launches per decode step fused {work['1']}, one by one {work['0']}")
+    assert work["1"] < work["0"], work

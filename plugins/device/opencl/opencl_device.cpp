@@ -52,6 +52,31 @@ bool use_matvec(bool with_subgroups, bool gpu) {
   return with_subgroups || gpu;
 }
 
+// The fewest columns a quantized MATMUL needs to take the tiled k_gemm_q8: 9 on GPUs (up to 8,
+// a few sequences' decode step, k_matvec_q8 spreads each output over a work-group instead),
+// never on CPU devices (PoCL runs the row kernel faster), unless ZEN_OPENCL_GEMM says otherwise
+// ("1": from two columns, so the tests run it on every multi-column case; "0": never).
+int64_t gemm_min_columns(bool gpu) {
+  const char* v = std::getenv("ZEN_OPENCL_GEMM");
+  if (v && *v) return std::string_view(v) != "0" ? 2 : 0;
+  return gpu ? 9 : 0;
+}
+
+// The fewest queries an ATTENTION needs to take k_attention_tiled: 8 on GPUs, never on CPU
+// devices, unless ZEN_OPENCL_ATTENTION says otherwise ("tiled": from two queries, for the
+// tests; "rows": never).
+int64_t attention_min_queries(bool gpu) {
+  const char* v = std::getenv("ZEN_OPENCL_ATTENTION");
+  if (v && *v) return std::string_view(v) == "tiled" ? 2 : 0;
+  return gpu ? 8 : 0;
+}
+
+// ZEN_OPENCL_FUSE=0: every node its own launch (the fused kernels are checked against that).
+bool fuse_nodes() {
+  const char* v = std::getenv("ZEN_OPENCL_FUSE");
+  return !(v && std::string_view(v) == "0");
+}
+
 }  // namespace
 
 cl_mem counted_buffer(cl_context ctx, zen_device_counters& c, cl_mem_flags flags, uint64_t bytes,
@@ -136,6 +161,9 @@ OpenClDevice::OpenClDevice(const DeviceEntry& e) : device_(e.device) {
     cl_device_type type = 0;
     clGetDeviceInfo(device_, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
     matvec_ = use_matvec(with_subgroups, (type & CL_DEVICE_TYPE_GPU) != 0);
+    gemm_min_columns_ = gemm_min_columns((type & CL_DEVICE_TYPE_GPU) != 0);
+    attention_min_queries_ = attention_min_queries((type & CL_DEVICE_TYPE_GPU) != 0);
+    fuse_ = fuse_nodes();
     zen::Host::log(ZEN_LOG_DEBUG, "opencl",
                    std::string("decode matrix-vector kernel (k_matvec_q8) ") +
                        (matvec_ ? "on" : "off") + ", sub-group functions " +
@@ -263,9 +291,10 @@ uint64_t OpenClDevice::graph_key(const zen_graph& g) {
 
 void OpenClDevice::compute(const zen_graph& g) {
   const auto started = std::chrono::steady_clock::now();
-  const LaunchContext c{queue_,     &kernels_, dummy_,         errors_, scratch_.get(),
-                        &counters_, matvec_,   profile_.get(), &memo_};
-  memo_.valid = false;  // uploads since the last graph may have rewritten its rows
+  const LaunchContext c{
+      queue_,  &kernels_,      dummy_, errors_,           scratch_.get(),         &counters_,
+      matvec_, profile_.get(), &memo_, gemm_min_columns_, attention_min_queries_, fuse_};
+  memo_ = {};  // uploads since the last graph may have rewritten its rows
   for (uint32_t pos = 0; pos < g.n_nodes;) pos += enqueue_nodes(c, g, pos);
   if (profile_) profile_->enqueued_graph(std::chrono::steady_clock::now() - started);
   last_run_ = graph_key(g);

@@ -90,7 +90,10 @@ class OpenClDevice final : public zen::Device {
   QuantMemo memo_;                    // which activations scratch_ holds
   zen_device_counters counters_{};
   std::unique_ptr<LaunchProfile> profile_;  // null unless ZEN_OPENCL_PROFILE
-  bool matvec_ = false;  // decode's quantized MATMULs take k_matvec_q8 (opencl_device.cpp)
+  bool matvec_ = false;           // decode's quantized MATMULs take k_matvec_q8 (opencl_device.cpp)
+  int64_t gemm_min_columns_ = 0;  // prefill's take k_gemm_q8 from this many columns (0: never)
+  int64_t attention_min_queries_ = 0;  // k_attention_tiled from this many queries (0: never)
+  bool fuse_ = true;                   // runs of nodes may take one launch (ZEN_OPENCL_FUSE)
 };
 
 }  // namespace zen_opencl

@@ -47,15 +47,23 @@ struct KernelSlot {
   std::vector<std::vector<unsigned char>> last;
 };
 
-// Which activations the scratch holds quantized (ops_launch.cpp, quantize_act), so the next
-// matmul of the same rows in the same format (q/k/v, gate/up) skips quantizing them again.
-// compute() forgets at its start (uploads may have rewritten them) and after every node that
-// writes bytes the rows may share.
-struct QuantMemo {
+// Activation rows the scratch holds quantized.
+struct QuantRows {
   bool valid = false;
   cl_mem mem = nullptr;  // the scratch buffer written
   int32_t fmt = 0;       // ACT_Q8 or ACT_Q8K
   zen_tensor rows{};     // the F32 activations quantized (buffer, offset, ne, nb)
+};
+
+// Which activations the scratch holds quantized (ops_launch.cpp, quantize_act), so the next
+// matmul of the same rows in the same format skips quantizing them again: rows a kernel
+// quantized as it wrote them (k_norm with its weight, k_glu_quant: `staged` until the nodes it
+// computed are recorded), or that one matmul quantized for the next (q/k/v, gate/up when not
+// in one launch). compute() forgets at its start (uploads may have rewritten them) and after
+// every node that writes bytes the rows may share.
+struct QuantMemo {
+  QuantRows held;
+  QuantRows staged;
   // A node wrote t: forget what t may overlap (its bytes where its type's size is known, else
   // its whole buffer).
   void wrote(const zen_tensor& t);
@@ -69,9 +77,18 @@ struct LaunchContext {
   cl_mem errors;                  // one int: kernels that find a bad row id set it (kBadRowId)
   Scratch* scratch;               // the quantized-activation matmul's temporary rows
   zen_device_counters* counters;  // each launch adds a dispatch and an argument set
-  bool matvec;  // a quantized MATMUL with one column takes k_matvec_q8 (76_matvec_q8.cl)
+  bool matvec;  // the GPU path: decode-size quantized MATMULs take k_matvec_q8 (takes_matvec)
   LaunchProfile* profile = nullptr;  // ZEN_OPENCL_PROFILE: each launch's event goes here
   QuantMemo* memo = nullptr;         // what the scratch holds quantized
+  // A quantized MATMUL with at least this many columns takes the tiled k_gemm_q8
+  // (77_gemm_q8.cl) where its type has a case there; 0: never.
+  int64_t gemm_min_columns = 0;
+  // ATTENTION with at least this many queries takes k_attention_tiled (80_attention.cl) where
+  // its head dimensions allow; 0: never.
+  int64_t attention_min_queries = 0;
+  // Whether runs of nodes may take one launch (zen/fusion.hpp patterns; ZEN_OPENCL_FUSE=0
+  // turns it off, to compare the fused launches with the nodes one by one).
+  bool fuse = true;
 };
 
 // ops_support.cpp

@@ -106,7 +106,11 @@ zen_device_v1 device_table() {
   t.device_open = [](uint32_t index, zen_device** out) -> zen_status {
     std::string err;
     if (!out) return ZEN_ERR_INVALID_ARG;
-    return guarded(err, [&] { *out = reinterpret_cast<zen_device*>(Provider::open(index)); });
+    const zen_status st =
+        guarded(err, [&] { *out = reinterpret_cast<zen_device*>(Provider::open(index)); });
+    // No device holds a last error yet: the host's log gets why (a kernel build log, say).
+    if (st != ZEN_OK) Host::log(ZEN_LOG_ERROR, "device", err);
+    return st;
   };
   t.device_close = [](zen_device* d) { delete as_device(d); };
   t.supports_op = [](zen_device* d, const zen_graph* g, int32_t node) -> int {

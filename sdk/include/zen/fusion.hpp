@@ -77,6 +77,45 @@ inline std::optional<NormMul> norm_mul(const zen_graph& g, uint32_t pos) {
   return NormMul{&norm, x, w, &mul};
 }
 
+// norm_mul (nodes pos, pos + 1), then ROPE of the product (node pos + 2) of its shape, F32:
+// the per-head q / k norms of Qwen3 and Gemma 3, each followed by its rope. A pass per row
+// (head) may norm, weigh and rotate it; the rotated values may take the product's or the
+// norm's bytes element for element, never x's other rows' (clash).
+struct NormMulRope {
+  NormMul nm;
+  const zen_tensor* rope;
+};
+inline std::optional<NormMulRope> norm_mul_rope(const zen_graph& g, uint32_t pos) {
+  const auto nm = norm_mul(g, pos);
+  if (!nm || pos + 2 >= g.n_nodes) return std::nullopt;
+  const zen_tensor& rope = *zen_graph_tensor(&g, g.nodes[pos + 2]);
+  if (rope.op != ZEN_OP_ROPE || rope.src[0] != g.nodes[pos + 1] || rope.type != ZEN_TYPE_F32 ||
+      !same_shape(rope, *nm->mul) || clash(rope, *nm->x) || clash(rope, *nm->norm) ||
+      clash(rope, *nm->mul))
+    return std::nullopt;
+  return NormMulRope{*nm, &rope};
+}
+
+// Two SET_ROWS (nodes pos, pos + 1) of F32 rows by the same ids into two different tensors: a
+// layer's K and V cache writes, which one launch may do. Neither destination may share bytes
+// with the other's rows or with the other destination.
+struct SetRowsPair {
+  const zen_tensor *first, *second;
+};
+inline std::optional<SetRowsPair> set_rows_pair(const zen_graph& g, uint32_t pos) {
+  if (pos + 1 >= g.n_nodes) return std::nullopt;
+  const zen_tensor& a = *zen_graph_tensor(&g, g.nodes[pos]);
+  const zen_tensor& b = *zen_graph_tensor(&g, g.nodes[pos + 1]);
+  if (a.op != ZEN_OP_SET_ROWS || b.op != ZEN_OP_SET_ROWS || a.src[2] != b.src[2])
+    return std::nullopt;
+  const zen_tensor* ra = source(g, a, 1);
+  const zen_tensor* rb = source(g, b, 1);
+  if (!ra || !rb || ra->type != ZEN_TYPE_F32 || rb->type != ZEN_TYPE_F32 ||
+      ra->ne[1] != rb->ne[1] || overlap(a, b) || overlap(a, *rb) || overlap(b, *ra))
+    return std::nullopt;
+  return SetRowsPair{&a, &b};
+}
+
 // MATMUL of one weight matrix a by F32 activations b (node `pos`, F32 out), then
 // ADD(product, residual) or ADD(residual, product) of the same shape and layout (node
 // pos + 1): the attention output and FFN down projections of every block. The sum may take
@@ -102,6 +141,40 @@ inline std::optional<MatmulAdd> matmul_add(const zen_graph& g, uint32_t pos) {
       clash(add, mm) || clash(*res, mm) || overlap(add, *b))
     return std::nullopt;
   return MatmulAdd{&mm, a, b, res, &add};
+}
+
+// Two or three MATMULs (nodes pos, pos + 1, ...) of 2D weight matrices by the same F32
+// activations b, F32 out: the q/k/v and gate/up projections of every block, which a device
+// may compute in one launch over all their rows. No product may share bytes with b (other
+// rows are still reading it) or with another product.
+struct SharedMatmuls {
+  uint32_t n = 0;  // how many (2 or 3)
+  const zen_tensor* mm[3] = {};
+  const zen_tensor* a[3] = {};
+  const zen_tensor* b = nullptr;
+};
+inline std::optional<SharedMatmuls> shared_matmuls(const zen_graph& g, uint32_t pos,
+                                                   uint32_t most = 3) {
+  SharedMatmuls r;
+  int32_t b_id = -1;
+  for (uint32_t i = pos; i < g.n_nodes && r.n < most && r.n < 3; ++i) {
+    const zen_tensor& mm = *zen_graph_tensor(&g, g.nodes[i]);
+    const zen_tensor* a = source(g, mm, 0);
+    const zen_tensor* b = source(g, mm, 1);
+    if (mm.op != ZEN_OP_MATMUL || mm.type != ZEN_TYPE_F32 || !a || !b || b->type != ZEN_TYPE_F32 ||
+        a->ne[2] != 1 || a->ne[3] != 1 || (b_id >= 0 && mm.src[1] != b_id) || overlap(mm, *b))
+      break;
+    bool apart = true;
+    for (uint32_t j = 0; j < r.n; ++j) apart = apart && !overlap(mm, *r.mm[j]);
+    if (!apart) break;
+    b_id = mm.src[1];
+    r.mm[r.n] = &mm;
+    r.a[r.n] = a;
+    r.b = b;
+    ++r.n;
+  }
+  if (r.n < 2) return std::nullopt;
+  return r;
 }
 
 }  // namespace zen::fusion

@@ -45,3 +45,24 @@ kernel void k_glu(TENSOR(d), TENSOR(a), TENSOR(b), int mode, int type) {
   const int op = mode == 0 ? U_SILU : mode == 1 ? U_GELU_TANH : U_GELU_ERF;
   store_f(BASE(d) + at4(d_nb, i.s0, i.s1, i.s2, i.s3), act(op, x, 0.0f, 0.0f) * g, type);
 }
+
+// k_glu by a work-group per row (items striding over it), then the row quantized for the
+// matmul that reads it (wg_quantize_row, fmt ACT_Q8 / ACT_Q8K), row r at qact + r * qrb: a
+// decode step's FFN down projection needs no k_quantize_rows launch. F32 only; d may be a or b
+// element for element (each item reads its elements before writing them).
+kernel void k_glu_quant(TENSOR(d), TENSOR(a), TENSOR(b), int mode, global uchar* qact, long qrb,
+                        int qfmt) {
+  local float run_max[QR_RUNS];
+  local int run_sum[QR_RUNS];
+  const long4 r = unravel(get_group_id(0), (long4)(d_ne.s1, d_ne.s2, d_ne.s3, 1));
+  global const uchar* xa = BASE(a) + at4(a_nb, 0, r.s0, r.s1, r.s2);
+  global const uchar* xb = BASE(b) + at4(b_nb, 0, r.s0, r.s1, r.s2);
+  global uchar* y = BASE(d) + at4(d_nb, 0, r.s0, r.s1, r.s2);
+  const int op = mode == 0 ? U_SILU : mode == 1 ? U_GELU_TANH : U_GELU_ERF;
+  for (long i = get_local_id(0); i < d_ne.s0; i += get_local_size(0))
+    *(global float*)(y + i * d_nb.s0) = act(op, *(global const float*)(xa + i * a_nb.s0), 0.0f,
+                                            0.0f) *
+                                        *(global const float*)(xb + i * b_nb.s0);
+  wg_quantize_row(y, d_nb.s0, d_ne.s0, qact + (r.s0 + d_ne.s1 * (r.s1 + d_ne.s2 * r.s2)) * qrb,
+                  qfmt, run_max, run_sum);
+}

@@ -51,13 +51,22 @@ kernel void k_get_rows_q(global int* err, TENSOR(d), TENSOR(t), TENSOR(ids), int
 
 // Row n of r (F32 [K, N]) is written, converted, into row ids[n] of d (F32 or F16 [K, R]).
 // One work-item per element of r; ids are distinct, so no two items write the same place. A bad
-// id writes nothing and sets *err.
-kernel void k_set_rows(global int* err, TENSOR(d), TENSOR(r), TENSOR(ids), int dtype) {
-  const long e = get_global_id(0);
-  const long k = e % r_ne.s0, n = e / r_ne.s0;
+// id writes nothing and sets *err. pair 1 (zen/fusion.hpp set_rows_pair: a layer's K and V
+// cache writes): the items past r's take r2 into d2 (type dtype2) by the same ids.
+kernel void k_set_rows(global int* err, TENSOR(d), TENSOR(r), TENSOR(ids), int dtype, int pair,
+                       TENSOR(d2), TENSOR(r2), int dtype2) {
+  long e = get_global_id(0);
+  const bool second = pair && e >= r_ne.s0 * r_ne.s1;
+  if (second) e -= r_ne.s0 * r_ne.s1;
+  const long K = second ? r2_ne.s0 : r_ne.s0, k = e % K, n = e / K;
   const int id = *(global const int*)(BASE(ids) + n * ids_nb.s0);
-  if (id < 0 || id >= d_ne.s1) {
+  if (id < 0 || id >= (second ? d2_ne.s1 : d_ne.s1)) {
     *err = 1;  // kBadRowId
+    return;
+  }
+  if (second) {
+    const float v = *(global const float*)(BASE(r2) + at4(r2_nb, k, n, 0, 0));
+    store_f(BASE(d2) + at4(d2_nb, k, id, 0, 0), v, dtype2);
     return;
   }
   const float v = *(global const float*)(BASE(r) + at4(r_nb, k, n, 0, 0));

@@ -1,65 +1,11 @@
 // Quantized-weight matmul computed as the CPU device computes it (plugins/device/cpu/matmul/
-// vec_dot.cpp): the activations are first quantized to int8 blocks (k_quantize_act, one launch
+// vec_dot.cpp): the activations are first quantized to int8 blocks (k_quantize_rows, one launch
 // per node into a scratch buffer), then each weight block is dotted with them in integers and
 // scaled per block with the same grouping of the integer sums and the same place for the
 // min / offset terms. Only the float order across blocks differs from the CPU, so a model gives
 // the CPU's logits up to that rounding instead of the (more exact) float-activation result.
 //
-// Activation formats, byte-identical to the CPU's:
-//   ACT_Q8  (32 elements, 40 bytes): float d, float s = d * sum(qs), char qs[32]
-//   ACT_Q8K (256 elements, 292 bytes): float d, char qs[256], short bsums[16] (sums of 16)
-#define ACT_Q8 1
-#define ACT_Q8K 2
-#define ACT_Q8_BYTES 40
-#define ACT_Q8K_BYTES 292
-
-// The activation format a weight type's dot product reads (mm::weight_type's act).
-inline int act_of(int type) {
-  return (type == T_Q2_K || type == T_Q3_K || type == T_Q4_K || type == T_Q5_K || type == T_Q6_K)
-             ? ACT_Q8K
-             : ACT_Q8;
-}
-
-// Bytes of activation that one weight block reads (IQ4_XS: 256 elements as 8 Q8 blocks).
-inline long act_bytes_per_wblock(int type) {
-  return act_of(type) == ACT_Q8K ? ACT_Q8K_BYTES : (long)(blk_size(type) / 32) * ACT_Q8_BYTES;
-}
-
-// One work-item per (activation row, block): amax, d = amax / 127, q = round-half-even(x * 127
-// / amax) clamped to [-127, 127], exactly quantize_act()'s steps (the program is built with
-// correctly rounded division, so d and 127 / amax are the CPU's floats). Row r of b is
-// (i1, i2, i3) with i1 fastest; it lands at act + r * arb.
-kernel void k_quantize_act(TENSOR(b), global uchar* act, long arb, int fmt) {
-  const int bs = fmt == ACT_Q8K ? 256 : 32;
-  const long nblk = b_ne.s0 / bs;
-  const long e = get_global_id(0);
-  const long blk = e % nblk;
-  const long4 r = unravel(e / nblk, (long4)(b_ne.s1, b_ne.s2, b_ne.s3, 1));
-  global const uchar* x = BASE(b) + at4(b_nb, blk * bs, r.s0, r.s1, r.s2);
-  const long row = r.s0 + b_ne.s1 * (r.s1 + b_ne.s2 * r.s2);
-  global uchar* o = act + row * arb + blk * (fmt == ACT_Q8K ? ACT_Q8K_BYTES : ACT_Q8_BYTES);
-  float amax = 0.0f;
-  for (int j = 0; j < bs; ++j) amax = fmax(amax, fabs(*(global const float*)(x + j * b_nb.s0)));
-  const float d = amax / 127.0f, id = amax > 0.0f ? 127.0f / amax : 0.0f;
-  global char* qs = (global char*)(o + (fmt == ACT_Q8K ? 4 : 8));
-  int sum = 0;
-  for (int j = 0; j < bs; ++j) {
-    const int q = (int)rint(*(global const float*)(x + j * b_nb.s0) * id);
-    qs[j] = (char)clamp(q, -127, 127);
-    sum += qs[j];
-  }
-  *(global float*)o = d;
-  if (fmt == ACT_Q8K) {
-    global short* bsums = (global short*)(o + 260);
-    for (int g = 0; g < 16; ++g) {
-      int s = 0;
-      for (int j = 0; j < 16; ++j) s += qs[16 * g + j];
-      bsums[g] = (short)s;
-    }
-  } else {
-    *(global float*)(o + 4) = d * (float)sum;
-  }
-}
+// (Activation formats and their quantizer: kernels/12_quantize_act.cl.)
 
 inline int scale6_k4(int j, global const uchar* q) {
   return j < 4 ? q[j] & 63 : (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
