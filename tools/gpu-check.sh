@@ -9,7 +9,8 @@
 # named among the paths it carries, being git-ignored):
 #   run(command="bash .gpu/gpu-check.sh run", carry=[".gpu"], timeout_s=540)
 #
-# `run` prints and writes to OUT: the devices (probe), the op harness on every GPU device (pass/
+# `run` prints and writes to OUT (summary.txt last: the card and every table row; bench.log,
+# ops.log the whole output): the devices (probe), the op harness on every GPU device (pass/
 # skip/fail per suite), `bench -p 512 -n 128 -v` for each bench model on each GPU device and on
 # the machine's CPU (same run, same file: the table docs/BENCHMARKS.md wants), and each GPU's
 # per-token structure (submits, waits, dispatches, barriers, bytes moved). The bare image
@@ -57,8 +58,8 @@ run_there() {
   export PYTHONPATH=$here/py
   local z=$here/bin/zen-engine
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
-    >"$out/gpu.txt" 2>&1 || true
-  echo "== $(date -u +%F) $(cat "$out/gpu.txt")"
+    >"$out/summary.txt" 2>&1 || true
+  echo "== $(date -u +%F) $(cat "$out/summary.txt")"
   # NVIDIA's Vulkan driver does not start without the nvidia_modeset kernel module (seen on
   # the lent machines on 2026-11-27; ../shared/gpu/README.md): say so up front.
   if grep -q '^nvidia ' /proc/modules 2>/dev/null && ! grep -q '^nvidia_modeset ' /proc/modules; then
@@ -83,10 +84,15 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
     local tag=$1 d=$2 m=$3
     shift 3
     echo "-- $tag ($(basename "$m") on $d: $*)"
-    timeout "$(left)" "$z" bench -m "$m" "$@" -v --device "$d" >"$out/bench.$tag.txt" 2>&1 ||
-      echo "(exit $?)"
-    grep -E '^\| (pp|tg|bd)|submits|^(vulkan|opencl) profile|^  [a-z_0-9]+(\[| )' "$out/bench.$tag.txt" |
-      head -60 || tail -3 "$out/bench.$tag.txt"
+    local log=$out/run.$tag.tmp
+    timeout "$(left)" "$z" bench -m "$m" "$@" -v --device "$d" >"$log" 2>&1 || echo "(exit $?)"
+    grep -E '^\| (pp|tg|bd)|submits|^(vulkan|opencl) profile|^  [a-z_0-9]+(\[| )' "$log" |
+      head -60 || tail -3 "$log"
+    # Every run in one log and its table rows in the summary: the device tool brings back 8
+    # files at most, and a file per run had lost a whole file's table rows.
+    { echo "-- $tag ($(basename "$m") on $d: $*)"; cat "$log"; } >>"$out/bench.log"
+    grep -E '^\| (pp|tg|bd)' "$log" | sed "s|^|$tag |" >>"$out/summary.txt"
+    rm -f "$log"
   }
 
   echo "== bench models"
@@ -118,7 +124,7 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
       done
     fi
     first=0
-  done | tee "$out/bench.txt"
+  done
 
   if [ -n "$vk" ] && [[ $steps == *variants* ]]; then
     local first_type=${types%%,*} m
@@ -130,7 +136,7 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
       done
       ZEN_VULKAN_MATVEC=rows zb matvec-rows "$vk" "$m" -p 0 -n 128 -r 2
       ZEN_VULKAN_GEMM=rows zb gemm-rows "$vk" "$m" -p 512 -n 0 -r 2
-    } | tee "$out/variants.txt"
+    }
   fi
   local cl
   cl=$(tr ' ' '\n' <<<"$gpus" | grep '^opencl' | head -1 || true)
@@ -142,27 +148,34 @@ print(" ".join(d["id"] for d in json.load(open(sys.argv[1]))["devices"]
       ZEN_OPENCL_GEMM=0 zb cl-gemm-rows "$cl" "$m" -p 512 -n 0 -r 2
       ZEN_OPENCL_FUSE=0 zb cl-unfused "$cl" "$m" -p 0 -n 128 -r 2
       ZEN_OPENCL_ATTENTION=rows zb cl-attention-rows "$cl" "$m" -p 512 -n 0 -r 2
-    } | tee -a "$out/variants.txt"
+    }
   fi
   if [ -n "$gpu1" ] && [[ $steps == *variants* ]]; then
     local first_type=${types%%,*} m
     m=$models/qwen3-0.6b-shape-${first_type,,}.gguf
     for d in "$gpu1" cpu; do
       zb "batched.${d/:/_}" "$d" "$m" -p 0 -n 0 --decode-seqs 1,4,16,64 --kv-len 256
-    done | tee -a "$out/variants.txt"
+    done
   fi
 
-  [[ $steps == *ops* ]] || return 0
+  [[ $steps == *ops* ]] && run_ops
+  echo "== summary (also $out/summary.txt; every run's output in $out/bench.log)"
+  cat "$out/summary.txt"
+}
+
+run_ops() {
   echo "== op harness"
   for d in $gpus; do
     for t in "$here"/bin/ops_*; do
       local filter="*/${d/:/_}" log
-      log=$out/$(basename "$t").${d/:/_}.txt
+      log=$out/ops.tmp
       timeout "$(left 90)" "$t" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 || true
+      { echo "-- $(basename "$t") $d"; cat "$log"; } >>"$out/ops.log"
       printf '%-14s %-9s %s\n' "$(basename "$t")" "$d" \
         "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+      rm -f "$log"
     done
-  done | tee "$out/ops.txt"
+  done | tee -a "$out/summary.txt"
 }
 
 case "${1:-}" in
