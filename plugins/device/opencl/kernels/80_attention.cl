@@ -36,6 +36,22 @@ inline float key_dot(local const float* q, global const uchar* kr, long D, long 
   return dot;
 }
 
+// The online softmax's step for a block of n scores sc (-inf: not seen): false when no key of
+// the block is seen; else the running max mx moves to include the block and the running sum l
+// and the n_acc accumulators are rescaled to it (c = 0 while mx was -inf). The caller then adds
+// e^(sc[j] - mx) and its weighted V row for each seen key.
+inline bool softmax_step(local const float* sc, long n, float* mx, float* l, float* acc,
+                         int n_acc) {
+  float bm = -INFINITY;
+  for (long jj = 0; jj < n; ++jj) bm = fmax(bm, sc[jj]);
+  if (bm == -INFINITY) return false;
+  const float nm = fmax(*mx, bm), c = exp(*mx - nm);
+  *l *= c;
+  for (int a = 0; a < n_acc; ++a) acc[a] *= c;
+  *mx = nm;
+  return true;
+}
+
 // A work-group of ATTN_WG items per (query head h, query t, sequence s): the keys go in blocks
 // of ATTN_WG, item i scoring key j0 + i (its whole q.k, q held in local memory), then every
 // item rescales and accumulates its own output elements (i, i + ATTN_WG, ...) over the block's
@@ -81,13 +97,7 @@ kernel void k_attention(TENSOR(d), TENSOR(q), TENSOR(k), TENSOR(v), TENSOR(m), i
     }
     sc[li] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    float bm = -INFINITY;
-    for (long jj = 0; jj < n; ++jj) bm = fmax(bm, sc[jj]);
-    if (bm != -INFINITY) {
-      const float nm = fmax(mx, bm), c = exp(mx - nm);  // c = 0 while mx is -inf
-      l *= c;
-      for (int a = 0; a < ATTN_PER_ITEM; ++a) acc[a] *= c;
-      mx = nm;
+    if (softmax_step(sc, n, &mx, &l, acc, ATTN_PER_ITEM)) {
       for (long jj = 0; jj < n; ++jj) {
         if (sc[jj] == -INFINITY) continue;
         const float w = exp(sc[jj] - mx);
@@ -202,13 +212,7 @@ __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) kernel void k_attention_tile
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     local const float* row = sc + aq * ATT_KB;
-    float bm = -INFINITY;
-    for (long jj = 0; jj < n; ++jj) bm = fmax(bm, row[jj]);
-    if (bm != -INFINITY) {
-      const float nm = fmax(mx, bm), c = exp(mx - nm);  // c = 0 while mx is -inf
-      l *= c;
-      for (int a = 0; a < ATT_PER_ITEM; ++a) acc[a] *= c;
-      mx = nm;
+    if (softmax_step(row, n, &mx, &l, acc, ATT_PER_ITEM)) {
       for (long jj = 0; jj < n; ++jj) {
         if (row[jj] == -INFINITY) continue;
         const float w = exp(row[jj] - mx);
