@@ -162,7 +162,8 @@ bool gemm(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, cons
   return true;
 }
 
-// With q (fused only), the product's rows quantized there too.
+// RMS_NORM / LAYER_NORM, with the MUL by its weight row when f is given (fused), and then with
+// q the product's rows quantized for the matmul that reads them.
 void norm(const LaunchContext& c, const zen_tensor& t, const zen_tensor& x,
           const zen::fusion::NormMul* f = nullptr, const QuantAct* q = nullptr) {
   constexpr size_t kMaxLocal = 256;  // NORM_WG
