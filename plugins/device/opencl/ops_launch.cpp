@@ -130,23 +130,10 @@ void matvec(const LaunchContext& c, const zen_tensor& t, const zen_tensor& a, co
   l.run_groups((outputs + rows_per_group - 1) / rows_per_group, local);
 }
 
-// The weight types kernels/77_gemm_q8.cl decodes (gt_weights).
+// The weight types kernels/77_gemm_q8.cl decodes (step_weights: every block format but Q2_K,
+// Q3_K and IQ4_XS).
 bool gemm_tiled_type(uint32_t t) {
-  switch (t) {
-    case ZEN_TYPE_Q4_0:
-    case ZEN_TYPE_Q4_1:
-    case ZEN_TYPE_Q5_0:
-    case ZEN_TYPE_Q5_1:
-    case ZEN_TYPE_Q8_0:
-    case ZEN_TYPE_IQ4_NL:
-    case ZEN_TYPE_MXFP4:
-    case ZEN_TYPE_Q4_K:
-    case ZEN_TYPE_Q5_K:
-    case ZEN_TYPE_Q6_K:
-      return true;
-    default:
-      return false;
-  }
+  return quant_block(t) && t != ZEN_TYPE_Q2_K && t != ZEN_TYPE_Q3_K && t != ZEN_TYPE_IQ4_XS;
 }
 
 // Prefill (several columns) in 64 x 64 output tiles, a 256-item work-group each
@@ -248,15 +235,9 @@ void attention(const LaunchContext& c, const zen_tensor& t, const zen_tensor* co
   constexpr int64_t kTileQueries = 16, kTileMaxDim = 128;  // ATT_QT, ATT_TILE_D
   constexpr size_t kTileGroup = 64;                        // ATT_WG
   const zen_tensor &q = *s[0], *mask = s[3];
-  std::optional<Launch> tiled;
-  if (c.attention_min_queries > 0 && q.ne[1] >= c.attention_min_queries && q.ne[0] <= kTileMaxDim &&
-      s[2]->ne[0] <= kTileMaxDim) {
-    tiled.emplace(c, "k_attention_tiled");
-    if (tiled->local_size(kTileGroup) != kTileGroup) tiled.reset();
-  }
-  std::optional<Launch> rows;
-  if (!tiled) rows.emplace(c, "k_attention");
-  Launch& l = tiled ? *tiled : *rows;
+  const bool tiled = c.attention_min_queries > 0 && q.ne[1] >= c.attention_min_queries &&
+                     q.ne[0] <= kTileMaxDim && s[2]->ne[0] <= kTileMaxDim;
+  Launch l(c, tiled ? "k_attention_tiled" : "k_attention");
   int64_t groups = q.ne[1] * q.ne[2] * q.ne[3];
   if (tiled) groups = (q.ne[1] + kTileQueries - 1) / kTileQueries * q.ne[2] * q.ne[3];
   l.tensor(&t)
@@ -472,19 +453,18 @@ uint32_t enqueue_fused(const LaunchContext& c, const zen_graph& g, uint32_t pos)
     return 3;
   }
   if (const auto f = zen::fusion::norm_mul(g, pos)) {
-    const zen_tensor* a = quantizing_consumer(c, g, pos + 2, g.nodes[pos + 1]);
-    if (!a) {
-      norm(c, *f->norm, *f->x, &*f);
-      return 2;
+    std::optional<QuantAct> q;
+    if (const zen_tensor* a = quantizing_consumer(c, g, pos + 2, g.nodes[pos + 1])) {
+      q = quant_place(c, *a, *f->mul);
+      c.memo->staged = {true, q->mem, q->fmt, *f->mul};
     }
-    const QuantAct q = quant_place(c, *a, *f->mul);
-    norm(c, *f->norm, *f->x, &*f, &q);
-    c.memo->staged = {true, q.mem, q.fmt, *f->mul};
+    norm(c, *f->norm, *f->x, &*f, q ? &*q : nullptr);
     return 2;
   }
   // A GLU whose product a quantized matmul reads next: written and quantized in one launch.
   if (const zen_tensor& t = *zen_graph_tensor(&g, g.nodes[pos]);
-      t.op == ZEN_OP_GLU && t.type == ZEN_TYPE_F32 && graph_src(g, t, 0)->type == ZEN_TYPE_F32) {
+      t.op == ZEN_OP_GLU && t.type == ZEN_TYPE_F32 && graph_src(g, t, 0)->type == ZEN_TYPE_F32 &&
+      graph_src(g, t, 1)->type == ZEN_TYPE_F32) {  // k_glu_quant reads F32 only
     if (const zen_tensor* a = quantizing_consumer(c, g, pos + 1, g.nodes[pos])) {
       const QuantAct q = quant_place(c, *a, t);
       Launch l(c, "k_glu_quant");

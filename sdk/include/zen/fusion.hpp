@@ -153,11 +153,10 @@ struct SharedMatmuls {
   const zen_tensor* a[3] = {};
   const zen_tensor* b = nullptr;
 };
-inline std::optional<SharedMatmuls> shared_matmuls(const zen_graph& g, uint32_t pos,
-                                                   uint32_t most = 3) {
+inline std::optional<SharedMatmuls> shared_matmuls(const zen_graph& g, uint32_t pos) {
   SharedMatmuls r;
   int32_t b_id = -1;
-  for (uint32_t i = pos; i < g.n_nodes && r.n < most && r.n < 3; ++i) {
+  for (uint32_t i = pos; i < g.n_nodes && r.n < 3; ++i) {
     const zen_tensor& mm = *zen_graph_tensor(&g, g.nodes[i]);
     const zen_tensor* a = source(g, mm, 0);
     const zen_tensor* b = source(g, mm, 1);

@@ -29,7 +29,8 @@ inline long act_bytes_per_wblock(int type) {
 // chunk of QR_RUNS runs. The block's amax is the max of its runs' (max is exact in any order),
 // so d, 127 / amax, every q and every sum are the CPU's; one item per 256-element block
 // had left a decode step's K-quant rows on 4 items walking 768 elements each. The caller wrote
-// x; the group's writes are made visible first. local: QR_RUNS floats and QR_RUNS ints.
+// x; the group's writes are made visible first. local: QR_RUNS floats and QR_RUNS ints
+// (a Q8 block's two run sums meet there).
 #define QR_RUNS 1024
 inline void wg_quantize_row(global const uchar* x, long xs, long n, global uchar* out, int fmt,
                             local float* run_max, local int* run_sum) {
@@ -60,23 +61,18 @@ inline void wg_quantize_row(global const uchar* x, long xs, long n, global uchar
         qs[j] = (char)q;
         sum += q;
       }
+      if (r % per_blk == 0) *(global float*)o = amax / 127.0f;  // the block's d
+      if (fmt == ACT_Q8K) ((global short*)(o + 260))[r % 16] = (short)sum;
       run_sum[i] = sum;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (long i = get_local_id(0); i < nr; i += L) {
-      const long r = r0 + i;
-      global uchar* o = out + (r / per_blk) * bb;
-      if (fmt == ACT_Q8K) ((global short*)(o + 260))[r % 16] = (short)run_sum[i];
-      if (i % per_blk) continue;
-      float amax = 0.0f;
-      int sum = 0;
-      for (int k = 0; k < per_blk; ++k) {
-        amax = fmax(amax, run_max[i + k]);
-        sum += run_sum[i + k];
-      }
-      const float d = amax / 127.0f;
-      *(global float*)o = d;
-      if (fmt == ACT_Q8) *(global float*)(o + 4) = d * (float)sum;
+    if (fmt == ACT_Q8) {  // s = d * the block's sum: its two runs'
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (long i = get_local_id(0); i < nr; i += L)
+        if (i % 2 == 0) {
+          global uchar* o = out + ((r0 + i) / 2) * bb;
+          *(global float*)(o + 4) =
+              fmax(run_max[i], run_max[i + 1]) / 127.0f * (float)(run_sum[i] + run_sum[i + 1]);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // run_max / run_sum are rewritten by the next chunk
   }

@@ -14,6 +14,102 @@ inline int min6_k4(int j, global const uchar* q) {
   return j < 4 ? q[j + 4] & 63 : (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
 }
 
+// Weight values 8 * part .. 8 * part + 7 of step s (elements 32 s .. 32 s + 31) of block w
+// into v, as integers: the format's quantized values, with a K-quant's 16/32-element scale
+// folded in (Q4_K / Q5_K: scale s times q; Q6_K: its scale per 16 times q). dot_q8's K-quant
+// terms, the matrix-vector kernel's steps and the tiled matmul's local tiles all read blocks
+// through it. Q2_K, Q3_K and IQ4_XS have no case (zeros).
+inline void step_weights(int type, global const uchar* w, int s, int part, int* v) {
+  const int k0 = 8 * part;
+  switch (type) {
+    case T_Q4_0:
+    case T_Q4_1:
+    case T_IQ4_NL:
+    case T_MXFP4: {
+      global const uchar* qs = w + (type == T_Q4_1 ? 4 : type == T_MXFP4 ? 1 : 2);
+      const int shift = k0 < 16 ? 0 : 4, j0 = k0 % 16;
+      for (int i = 0; i < 8; ++i) {
+        const int q = (qs[j0 + i] >> shift) & 0xF;
+        v[i] = type == T_Q4_0    ? q - 8
+               : type == T_Q4_1  ? q
+               : type == T_MXFP4 ? kvalues_mxfp4[q]
+                                 : kvalues_iq4nl[q];
+      }
+      break;
+    }
+    case T_Q5_0:
+    case T_Q5_1: {
+      const bool one = type == T_Q5_1;
+      const uint qh = ld_u32(w + (one ? 4 : 2));
+      global const uchar* qs = w + (one ? 8 : 6);
+      const int shift = k0 < 16 ? 0 : 4, j0 = k0 % 16;
+      for (int i = 0; i < 8; ++i) {
+        const int k = k0 + i;
+        v[i] = (int)(((qs[j0 + i] >> shift) & 0xF) | (((qh >> k) & 1) << 4)) - (one ? 0 : 16);
+      }
+      break;
+    }
+    case T_Q8_0: {
+      global const char* q = (global const char*)(w + 2);
+      for (int i = 0; i < 8; ++i) v[i] = q[k0 + i];
+      break;
+    }
+    case T_Q4_K:
+    case T_Q5_K: {  // step s: nibble s % 2 of qs[32 (s / 2) + k], bit s of qh[k], scale s
+      const bool five = type == T_Q5_K;
+      global const uchar* qs = w + (five ? 48 : 16) + 32 * (s / 2) + k0;
+      global const uchar* qh = w + 16 + k0;
+      const int sc = scale6_k4(s, w + 4), shift = 4 * (s % 2);
+      for (int i = 0; i < 8; ++i) {
+        const int q = ((qs[i] >> shift) & 0xF) | (five ? ((qh[i] >> s) & 1) << 4 : 0);
+        v[i] = sc * q;
+      }
+      break;
+    }
+    case T_Q6_K: {  // step s: run r = s % 4 of half h = s / 4, a scale per 16 elements
+      const int h = s / 4, r = s % 4;
+      global const uchar* ql = w + 64 * h + 32 * (r % 2) + k0;
+      global const uchar* qh = w + 128 + 32 * h + k0;
+      global const char* scales = (global const char*)(w + 192) + 8 * h + 2 * r;
+      for (int i = 0; i < 8; ++i) {
+        const int lo = r < 2 ? ql[i] & 0xF : ql[i] >> 4;
+        const int q = (lo | (((qh[i] >> (2 * r)) & 3) << 4)) - 32;
+        v[i] = scales[(k0 + i) / 16] * q;
+      }
+      break;
+    }
+    default:
+      for (int i = 0; i < 8; ++i) v[i] = 0;
+  }
+}
+
+// Step s of a Q4_K / Q5_K / Q6_K super-block w with its Q8_K activation block a: the integer
+// sum of the step's 32 products (scales folded in, step_weights), and in *summ the step's
+// share of the min term (Q4_K / Q5_K: min s times the step's two bsums). The 8 steps' sums are
+// the CPU's integer sums of the block exactly.
+inline int dot_q8k_step(int type, global const uchar* w, global const uchar* a, int s,
+                        int* summ) {
+  global const char* y = (global const char*)(a + 4) + 32 * s;
+  int sumi = 0;
+  for (int part = 0; part < 4; ++part) {
+    int v[8];
+    step_weights(type, w, s, part, v);
+    for (int i = 0; i < 8; ++i) sumi += v[i] * y[8 * part + i];
+  }
+  global const short* bsums = (global const short*)(a + 260);
+  *summ = type == T_Q6_K ? 0 : min6_k4(s, w + 4) * (bsums[2 * s] + bsums[2 * s + 1]);
+  return sumi;
+}
+
+// A K-quant super-block's term from its integer sums, as the CPU scales it: Q6_K
+// yd * d * sumi, Q4_K / Q5_K yd * (d * sumi - dmin * summ) (yd: the activation block's d).
+inline float kq_scale(int type, float yd, float d, float dmin, int sumi, int summ) {
+  return type == T_Q6_K ? yd * d * (float)sumi : yd * (d * (float)sumi - dmin * (float)summ);
+}
+inline float kq_term(int type, global const uchar* w, float yd, int sumi, int summ) {
+  return kq_scale(type, yd, ld_half(type == T_Q6_K ? w + 208 : w), ld_half(w + 2), sumi, summ);
+}
+
 // sum over 32 elements of grid[nibble] * y for the non-linear 4-bit formats.
 inline int grid_dot32(constant char* grid, global const uchar* qs, global const char* y) {
   int sumi = 0;
@@ -113,47 +209,15 @@ float dot_q8(int type, global const uchar* w, global const uchar* a) {
       return yd * ld_half(w + 108) * (float)sumi;
     }
     case T_Q4_K:
-    case T_Q5_K: {  // d, dmin, scales[12], (qh[32]), qs[128]
-      const bool five = type == T_Q5_K;
-      global const char* y = (global const char*)(a + 4);
-      global const short* bsums = (global const short*)(a + 260);
-      global const uchar* sc = w + 4;
-      global const uchar* qh = w + 16;
-      global const uchar* qs = w + (five ? 48 : 16);
+    case T_Q5_K:
+    case T_Q6_K: {  // the 8 steps' integer sums, then the block's scales
       int sumi = 0, summ = 0;
-      for (int j = 0; j < 4; ++j) {  // 64 elements: low nibbles then high nibbles of 32 bytes
-        global const uchar* q = qs + 32 * j;
-        global const char* yq = y + 64 * j;
-        int d0 = 0, d1 = 0;
-        for (int l = 0; l < 32; ++l) {
-          const int h0 = five ? ((qh[l] >> (2 * j)) & 1) << 4 : 0;
-          const int h1 = five ? ((qh[l] >> (2 * j + 1)) & 1) << 4 : 0;
-          d0 += ((q[l] & 0xF) | h0) * yq[l];
-          d1 += ((q[l] >> 4) | h1) * yq[l + 32];
-        }
-        sumi += scale6_k4(2 * j, sc) * d0 + scale6_k4(2 * j + 1, sc) * d1;
-        summ += min6_k4(2 * j, sc) * (bsums[4 * j] + bsums[4 * j + 1]) +
-                min6_k4(2 * j + 1, sc) * (bsums[4 * j + 2] + bsums[4 * j + 3]);
+      for (int s = 0; s < 8; ++s) {
+        int sm;
+        sumi += dot_q8k_step(type, w, a, s, &sm);
+        summ += sm;
       }
-      return yd * (ld_half(w) * (float)sumi - ld_half(w + 2) * (float)summ);
-    }
-    case T_Q6_K: {  // ql[128], qh[64], scales[16], d
-      global const char* y = (global const char*)(a + 4);
-      global const char* scales = (global const char*)(w + 192);
-      int sumi = 0;
-      for (int h = 0; h < 2; ++h) {  // 128 elements: four runs of 32
-        global const uchar* ql = w + 64 * h;
-        global const uchar* qh = w + 128 + 32 * h;
-        global const char* yq = y + 128 * h;
-        for (int r = 0; r < 4; ++r)
-          for (int l = 0; l < 32; ++l) {
-            const uchar b = ql[l + 32 * (r % 2)];
-            const int lo = r < 2 ? b & 0xF : b >> 4;
-            const int q = (lo | (((qh[l] >> (2 * r)) & 3) << 4)) - 32;
-            sumi += scales[8 * h + 2 * r + l / 16] * q * yq[32 * r + l];
-          }
-      }
-      return yd * ld_half(w + 208) * (float)sumi;
+      return kq_term(type, w, yd, sumi, summ);
     }
     default:
       return 0.0f;

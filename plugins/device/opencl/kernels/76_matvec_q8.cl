@@ -36,37 +36,6 @@ inline float mv_total(local float* part, float v) {
 #endif
 }
 
-// Step s (elements 32 s .. 32 s + 31) of a Q4_K / Q5_K / Q6_K super-block w with its Q8_K
-// activation block a: the step's share of the integer sums dot_q8 scales (*summ: of the min
-// term, Q4_K / Q5_K). The eight steps' shares add up to dot_q8's sums exactly (integers).
-inline int dot_q8k_step(int type, global const uchar* w, global const uchar* a, int s,
-                        int* summ) {
-  global const char* y = (global const char*)(a + 4) + 32 * s;
-  *summ = 0;
-  if (type == T_Q6_K) {  // run r = s % 4 of half h = s / 4, a scale per 16 elements
-    const int h = s / 4, r = s % 4;
-    global const uchar* ql = w + 64 * h + 32 * (r % 2);
-    global const uchar* qh = w + 128 + 32 * h;
-    global const char* scales = (global const char*)(w + 192) + 8 * h + 2 * r;
-    int sumi = 0;
-    for (int l = 0; l < 32; ++l) {
-      const int lo = r < 2 ? ql[l] & 0xF : ql[l] >> 4;
-      sumi += scales[l / 16] * ((lo | (((qh[l] >> (2 * r)) & 3) << 4)) - 32) * y[l];
-    }
-    return sumi;
-  }
-  const bool five = type == T_Q5_K;  // nibble s % 2 of qs[32 (s / 2) + l], bit s of qh[l]
-  global const uchar* qs = w + (five ? 48 : 16) + 32 * (s / 2);
-  global const uchar* qh = w + 16;
-  const int shift = 4 * (s % 2);
-  int dd = 0;
-  for (int l = 0; l < 32; ++l)
-    dd += (((qs[l] >> shift) & 0xF) | (five ? ((qh[l] >> s) & 1) << 4 : 0)) * y[l];
-  global const short* bsums = (global const short*)(a + 260);
-  *summ = min6_k4(s, w + 4) * (bsums[2 * s] + bsums[2 * s + 1]);
-  return scale6_k4(s, w + 4) * dd;
-}
-
 // One item's share of a weight row's dot product with the quantized activations act0 (before
 // the work-group adds the shares): blocks sub, sub + per_row, ... (dot_q8 terms), or with split
 // (Q4_K, Q5_K, Q6_K; per_row a multiple of 8) 32-element steps sub, sub + per_row, ...: the 8
@@ -100,9 +69,7 @@ inline float mv_share(int atype, global const uchar* arow, long anb0, long K,
         si += share_i[lid + j];
         sm += share_m[lid + j];
       }
-      const float yd = *(global const float*)x;
-      acc += atype == T_Q6_K ? yd * ld_half(w + 208) * (float)si
-                             : yd * (ld_half(w) * (float)si - ld_half(w + 2) * (float)sm);
+      acc += kq_term(atype, w, *(global const float*)x, si, sm);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }

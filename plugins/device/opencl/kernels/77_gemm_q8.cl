@@ -4,83 +4,18 @@
 // GT_N columns instead of once per 4, and the inner loop is float FMAs out of local memory.
 //
 // K goes in steps of 32 elements. Each step, the work-group decodes the tile's 64 weight rows
-// (the integer values, with the per-16/32 sub-scale of the K-quants folded in) and its 64
+// (step_weights: the integer values, with the per-16/32 sub-scale of the K-quants folded in) and its 64
 // activation columns (int8) into local memory as floats; each item then sums its 4 x 4
 // outputs' 32 products. Every such sum is an integer below 2^24 (|w| <= 128 * 32 for Q6_K,
 // |a| <= 127, 32 terms), so float FMAs give it exactly, in any order: the step's integer sum
 // is the CPU's. The step's term (32-element formats) or the super-block's (K-quants, summed in
-// int over its 8 steps) is then scaled as dot_q8 scales it. Blocks add in K order, as
-// k_matmul_q8's do. Types without a case here (Q2_K, Q3_K, IQ4_XS) stay on k_matmul_q8
+// int over its 8 steps) is then scaled as dot_q8 scales it (kq_scale). Blocks add in K order, as
+// k_matmul_q8's do. Types step_weights has no case for (Q2_K, Q3_K, IQ4_XS) stay on k_matmul_q8
 // (gemm_tiled_type on the host).
 #define GT_M 64
 #define GT_N 64
 #define GT_K 32
 #define GT_WG 256
-
-// Weight values 8 * part .. 8 * part + 7 of step s of block w into v (integers as floats).
-inline void gt_weights(int type, global const uchar* w, int s, int part, float* v) {
-  const int k0 = 8 * part;
-  switch (type) {
-    case T_Q4_0:
-    case T_Q4_1:
-    case T_IQ4_NL:
-    case T_MXFP4: {
-      global const uchar* qs = w + (type == T_Q4_1 ? 4 : type == T_MXFP4 ? 1 : 2);
-      const int shift = k0 < 16 ? 0 : 4, j0 = k0 % 16;
-      for (int i = 0; i < 8; ++i) {
-        const int q = (qs[j0 + i] >> shift) & 0xF;
-        v[i] = type == T_Q4_0    ? (float)(q - 8)
-               : type == T_Q4_1  ? (float)q
-               : type == T_MXFP4 ? (float)kvalues_mxfp4[q]
-                                 : (float)kvalues_iq4nl[q];
-      }
-      break;
-    }
-    case T_Q5_0:
-    case T_Q5_1: {
-      const bool one = type == T_Q5_1;
-      const uint qh = ld_u32(w + (one ? 4 : 2));
-      global const uchar* qs = w + (one ? 8 : 6);
-      const int shift = k0 < 16 ? 0 : 4, j0 = k0 % 16;
-      for (int i = 0; i < 8; ++i) {
-        const int k = k0 + i;
-        v[i] = (float)((int)(((qs[j0 + i] >> shift) & 0xF) | (((qh >> k) & 1) << 4)) - (one ? 0 : 16));
-      }
-      break;
-    }
-    case T_Q8_0: {
-      global const char* q = (global const char*)(w + 2);
-      for (int i = 0; i < 8; ++i) v[i] = (float)q[k0 + i];
-      break;
-    }
-    case T_Q4_K:
-    case T_Q5_K: {  // step s: nibble s % 2 of qs[32 (s / 2) + k], bit s of qh[k], scale s
-      const bool five = type == T_Q5_K;
-      global const uchar* qs = w + (five ? 48 : 16) + 32 * (s / 2) + k0;
-      global const uchar* qh = w + 16 + k0;
-      const int sc = scale6_k4(s, w + 4), shift = 4 * (s % 2);
-      for (int i = 0; i < 8; ++i) {
-        const int q = ((qs[i] >> shift) & 0xF) | (five ? ((qh[i] >> s) & 1) << 4 : 0);
-        v[i] = (float)(sc * q);
-      }
-      break;
-    }
-    case T_Q6_K: {  // step s: run r = s % 4 of half h = s / 4, a scale per 16 elements
-      const int h = s / 4, r = s % 4;
-      global const uchar* ql = w + 64 * h + 32 * (r % 2) + k0;
-      global const uchar* qh = w + 128 + 32 * h + k0;
-      global const char* scales = (global const char*)(w + 192) + 8 * h + 2 * r;
-      for (int i = 0; i < 8; ++i) {
-        const int lo = r < 2 ? ql[i] & 0xF : ql[i] >> 4;
-        const int q = (lo | (((qh[i] >> (2 * r)) & 3) << 4)) - 32;
-        v[i] = (float)(scales[(k0 + i) / 16] * q);
-      }
-      break;
-    }
-    default:
-      for (int i = 0; i < 8; ++i) v[i] = 0.0f;
-  }
-}
 
 // d [M, N, B2, B3] = a [K, M, A2, A3] (batch broadcast) . the quantized activation rows (column
 // n of batch (b2, b3) is row n + N * (b2 + B2 * b3) of act, arb bytes each). One work-group
@@ -124,13 +59,13 @@ __attribute__((reqd_work_group_size(GT_WG, 1, 1))) kernel void k_gemm_q8(
     global const uchar* x = arow + blk * ab;
     for (int s = 0; s < steps; ++s) {
       barrier(CLK_LOCAL_MEM_FENCE);  // the last step's readers are done
-      float v[8];
+      int v[8];
       if (row_live) {
-        gt_weights(atype, w, s, part, v);
+        step_weights(atype, w, s, part, v);
       } else {
-        for (int i = 0; i < 8; ++i) v[i] = 0.0f;
+        for (int i = 0; i < 8; ++i) v[i] = 0;
       }
-      for (int i = 0; i < 8; ++i) ws[(8 * part + i) * GT_M + rr] = v[i];
+      for (int i = 0; i < 8; ++i) ws[(8 * part + i) * GT_M + rr] = (float)v[i];
       global const char* xq = (global const char*)(x + (kq ? 4 + 32 * s : 8)) + 8 * part;
       for (int i = 0; i < 8; ++i) as[(8 * part + i) * GT_N + rr] = col_live ? (float)xq[i] : 0.0f;
       if (!kq && part == 0) {
@@ -181,14 +116,11 @@ __attribute__((reqd_work_group_size(GT_WG, 1, 1))) kernel void k_gemm_q8(
       if (s != steps - 1) continue;
       for (int i = 0; i < 4; ++i)  // the super-block's term, as dot_q8 scales it
         for (int j = 0; j < 4; ++j) {
-          const float yd = ad[4 * ty + j], dw = wd[4 * tx + i];
-          if (atype == T_Q6_K) {
-            acc[i][j] += yd * dw * (float)isum[i][j];
-          } else {
-            int summ = 0;
-            for (int q = 0; q < 8; ++q) summ += mins[q * GT_M + 4 * tx + i] * bsum[q * GT_N + 4 * ty + j];
-            acc[i][j] += yd * (dw * (float)isum[i][j] - wm[4 * tx + i] * (float)summ);
-          }
+          int summ = 0;
+          for (int q = 0; q < 8; ++q)
+            summ += mins[q * GT_M + 4 * tx + i] * bsum[q * GT_N + 4 * ty + j];
+          acc[i][j] += kq_scale(atype, ad[4 * ty + j], wd[4 * tx + i], wm[4 * tx + i],
+                                isum[i][j], summ);
           isum[i][j] = 0;
         }
     }

@@ -12,26 +12,28 @@
 #define ATTN_WG 64
 #define ATTN_PER_ITEM (ATTN_MAX_D / ATTN_WG)
 
+// Elements i .. i + 7 of a key row of contiguous F16 or F32 elements (row8: whether the row is
+// such) in one 16- or 32-byte load instead of 8: a decode step's scoring loop waited on 128
+// loads per key. Other rows go element by element (load_elem).
+inline bool row8(int type, long nb0) {
+  return (type == T_F16 && nb0 == 2) || (type == T_F32 && nb0 == 4);
+}
+inline float8 load8(global const uchar* r, long i, int type) {
+  return type == T_F16 ? vload_half8(0, (global const half*)(r + 2 * i))
+                       : vload8(0, (global const float*)(r + 4 * i));
+}
+
 // scale * q . k_j for one key row kr (q already scaled, in local memory), the products added
-// in element order: F16 and F32 rows of contiguous elements read 8 at a time (one 16- or
-// 32-byte load instead of 8: a decode step's scoring loop waited on 128 loads per key), others
-// element by element.
+// in element order.
 inline float key_dot(local const float* q, global const uchar* kr, long D, long nb0, int type) {
   float dot = 0.0f;
   long i = 0;
-  if (type == T_F16 && nb0 == 2) {
+  if (row8(type, nb0))
     for (; i + 8 <= D; i += 8) {
-      const float8 k8 = vload_half8(0, (global const half*)(kr + 2 * i));
+      const float8 k8 = load8(kr, i, type);
       const float k[8] = {k8.s0, k8.s1, k8.s2, k8.s3, k8.s4, k8.s5, k8.s6, k8.s7};
       for (int c = 0; c < 8; ++c) dot += q[i + c] * k[c];
     }
-  } else if (type == T_F32 && nb0 == 4) {
-    for (; i + 8 <= D; i += 8) {
-      const float8 k8 = vload8(0, (global const float*)(kr + 4 * i));
-      const float k[8] = {k8.s0, k8.s1, k8.s2, k8.s3, k8.s4, k8.s5, k8.s6, k8.s7};
-      for (int c = 0; c < 8; ++c) dot += q[i + c] * k[c];
-    }
-  }
   for (; i < D; ++i) dot += q[i] * load_elem(kr, i, nb0, type);
   return dot;
 }
@@ -181,12 +183,12 @@ __attribute__((reqd_work_group_size(ATT_WG, 1, 1))) kernel void k_attention_tile
     const long j = j0 + kj;
     float dots[ATT_QPI];
     for (int a = 0; a < ATT_QPI; ++a) dots[a] = 0.0f;
-    if (kj < n) {  // contiguous F16 rows 8 elements a load, as key_dot
+    if (kj < n) {  // rows 8 elements a load where they allow, as key_dot
       global const uchar* kr = kbase + j * k_nb.s1;
       long i = 0;
-      if (ktype == T_F16 && k_nb.s0 == 2)
+      if (row8(ktype, k_nb.s0))
         for (; i + 8 <= D; i += 8) {
-          const float8 k8 = vload_half8(0, (global const half*)(kr + 2 * i));
+          const float8 k8 = load8(kr, i, ktype);
           const float kv[8] = {k8.s0, k8.s1, k8.s2, k8.s3, k8.s4, k8.s5, k8.s6, k8.s7};
           for (int c = 0; c < 8; ++c)
             for (int a = 0; a < ATT_QPI; ++a)
