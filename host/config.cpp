@@ -77,7 +77,10 @@ void apply_devices(Config& c, const json& v, const std::string& src) {
 }
 
 void apply_cpu(Config& c, const json& v, const std::string& src) {
-  only_keys(v, src, "cpu", {"variant", "threads", "pinning"});
+  only_keys(v, src, "cpu", {"variant", "threads", "pinning", "repack"});
+  // Read by the CPU plugin itself (Host::config("cpu.repack")); checked here.
+  if (v.contains("repack") && !v["repack"].is_boolean())
+    fail(src, "cpu.repack", "must be true or false, got " + v["repack"].dump());
   if (v.contains("variant")) c.cpu_variant = get_string(v["variant"], src, "cpu.variant");
   if (v.contains("threads")) c.cpu_threads = get_count(v["threads"], src, "cpu.threads", 4096);
   if (v.contains("pinning")) {

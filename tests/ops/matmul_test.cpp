@@ -408,19 +408,31 @@ void check_bounds(const std::vector<float>& got, const std::vector<Expect>& want
 
 enum class Acts { Random, Residual, Exact };
 
+graph::Placement in_host(void* p) {
+  graph::Placement at;
+  at.host = p;
+  return at;
+}
+
 class Matmul : public OpTest {
  protected:
-  // a [K, M, A2, A3] of type t x b F32 [K, N, B2, B3].
+  // a [K, M, A2, A3] of type t x b F32 [K, N, B2, B3]. kept: a is a weight read in place
+  // from *kept (a model's weights), refilled with this call's bytes (seed) where it is, so
+  // calls can share its address.
   void check(const TypeInfo& t, int64_t K, int64_t M, int64_t N, std::array<int64_t, 2> A = {1, 1},
-             std::array<int64_t, 2> B = {1, 1}, Acts acts = Acts::Random) {
+             std::array<int64_t, 2> B = {1, 1}, Acts acts = Acts::Random,
+             std::vector<uint8_t>* kept = nullptr, uint32_t seed = 0) {
     const std::string what = std::string(graph::type_name(t.type)) + " K=" + std::to_string(K) +
-                             " M=" + std::to_string(M) + " N=" + std::to_string(N);
+                             " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                             (kept ? " (weight)" : "");
+    const int64_t arows = M * A[0] * A[1];
+    auto wb = random_weights(t, K * arows, 11 + seed + static_cast<uint32_t>(K + M));
     graph::Graph g;
-    auto a = g.input("a", t.type, std::array{K, M, A[0], A[1]});
+    const std::array ane{K, M, A[0], A[1]};
+    if (kept) kept->assign(wb.begin(), wb.end());
+    auto a = kept ? g.weight("a", t.type, ane, in_host(kept->data())) : g.input("a", t.type, ane);
     auto b = g.input("b", ZEN_TYPE_F32, std::array{K, N, B[0], B[1]});
     g.output(g.op(ZEN_OP_MATMUL, std::array{a, b}), "c");
-    const int64_t arows = M * A[0] * A[1];
-    auto wb = random_weights(t, K * arows, 11 + static_cast<uint32_t>(K + M));
     const int64_t nx = K * N * B[0] * B[1];
     const uint32_t xseed = 5 + static_cast<uint32_t>(N);
     auto xv = acts == Acts::Residual ? residual_activations(nx, xseed)
@@ -429,9 +441,9 @@ class Matmul : public OpTest {
     std::vector<double> w(K * arows), mag(K * arows);
     const size_t rowb = static_cast<size_t>(K / t.blck) * t.bytes;
     for (int64_t r = 0; r < arows; ++r) dequant(t, wb.data() + r * rowb, K, &w[r * K], &mag[r * K]);
-    HostData hw;
-    hw.bytes = wb;
-    auto out = run(std::move(g), {{"a", hw}, {"b", HostData::of(xv)}}, "c");
+    std::map<std::string, HostData> inputs{{"b", HostData::of(xv)}};
+    if (!kept) inputs["a"].bytes = wb;
+    auto out = run(std::move(g), inputs, "c");
     std::vector<Expect> want;
     for (int64_t i3 = 0; i3 < B[1]; ++i3)
       for (int64_t i2 = 0; i2 < B[0]; ++i2)
@@ -513,6 +525,19 @@ TEST_P(Matmul, DecodeBatchModelShapes) {
   });
 }
 
+// Weights read in place, as a model's are: the CPU device packs them once into panels it keeps
+// across calls (matmul/packed_weights.h), for every column count from decode up, a panel of
+// the 44 rows being partial. Run twice on the same bytes, then on new bytes at the same
+// address: the products follow the bytes, not the address.
+TEST_P(Matmul, WeightsKeptAcrossCalls) {
+  each_type([&](const TypeInfo& t) {
+    std::vector<uint8_t> w;
+    for (const uint32_t seed : {0u, 0u, 7u})
+      for (const int64_t N : {1, 3, 5, 16, 33})
+        check(t, blocks(t, 4), 44, N, {1, 1}, {1, 1}, Acts::Random, &w, seed);
+  });
+}
+
 // Float weights with K not a multiple of the SIMD width, in a short batch: the 4-column float
 // dot products' 16- and 8-element steps and scalar tail, and the single-column remainder.
 TEST_P(Matmul, FloatWeightsOddKSmallBatch) {
@@ -552,17 +577,18 @@ TEST_P(Matmul, TransposedF32Weights) {
 class MatmulId : public Matmul {
  protected:
   void check_id(const TypeInfo& t, int64_t K, int64_t M, int64_t E, int64_t U, int64_t T,
-                bool shared) {
+                bool shared, bool weight = false) {
     const std::string what = std::string(graph::type_name(t.type)) + " K=" + std::to_string(K) +
                              " M=" + std::to_string(M) + " E=" + std::to_string(E) +
                              " U=" + std::to_string(U) + " T=" + std::to_string(T);
     const int64_t U1 = shared ? 1 : U;
+    auto wb = random_weights(t, K * M * E, 3);
     graph::Graph g;
-    auto a = g.input("a", t.type, std::array{K, M, E});
+    const std::array ane{K, M, E};
+    auto a = weight ? g.weight("a", t.type, ane, in_host(wb.data())) : g.input("a", t.type, ane);
     auto b = g.input("b", ZEN_TYPE_F32, std::array{K, U1, T});
     auto ids = g.input("ids", ZEN_TYPE_I32, std::array{U, T});
     g.output(g.op(ZEN_OP_MATMUL_ID, std::array{a, b, ids}), "c");
-    auto wb = random_weights(t, K * M * E, 3);
     auto xv = activations(K * U1 * T, 4);
     std::mt19937 rng(9);
     std::vector<int32_t> iv(U * T);
@@ -573,10 +599,9 @@ class MatmulId : public Matmul {
     std::vector<double> w(K * M * E), mag(K * M * E);
     const size_t rowb = static_cast<size_t>(K / t.blck) * t.bytes;
     for (int64_t r = 0; r < M * E; ++r) dequant(t, wb.data() + r * rowb, K, &w[r * K], &mag[r * K]);
-    HostData hw;
-    hw.bytes = wb;
-    auto out =
-        run(std::move(g), {{"a", hw}, {"b", HostData::of(xv)}, {"ids", HostData::of(iv)}}, "c");
+    std::map<std::string, HostData> inputs{{"b", HostData::of(xv)}, {"ids", HostData::of(iv)}};
+    if (!weight) inputs["a"].bytes = wb;
+    auto out = run(std::move(g), inputs, "c");
     std::vector<Expect> want;
     for (int64_t tt = 0; tt < T; ++tt)
       for (int64_t u = 0; u < U; ++u)
@@ -598,6 +623,12 @@ TEST_P(MatmulId, SharedInputManyTokens) {
 // Experts of a real model's size, each chosen by enough tokens for a blocked GEMM.
 TEST_P(MatmulId, PrefillModelShapes) {
   each_type([&](const TypeInfo& t) { check_id(t, 1024, 262, 4, 2, 40, false); });
+}
+// Experts read in place (a MoE model's): their panels kept by the CPU device, per expert.
+TEST_P(MatmulId, ExpertWeightsKept) {
+  each_type([&](const TypeInfo& t) {
+    for (int i = 0; i < 2; ++i) check_id(t, 1024, 44, 4, 2, 40, false, true);
+  });
 }
 TEST_P(MatmulId, OneTokenOneExpert) {
   each_type([&](const TypeInfo& t) { check_id(t, blocks(t, 1), 1, 3, 1, 1, false); });

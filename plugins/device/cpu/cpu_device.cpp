@@ -72,6 +72,8 @@ bool pinning_wanted() {
 }  // namespace
 
 CpuDevice::CpuDevice() {
+  const char* repack = zen::Host::config("cpu.repack");
+  repack_ = !(repack && std::string(repack) == "false");
   const unsigned n = configured_threads();
   pool_ = std::make_unique<ThreadPool>(
       static_cast<int>(n), pinning_wanted() ? pinning_plan_for(n) : std::vector<unsigned>{});
@@ -178,6 +180,8 @@ void CpuDevice::compute(const zen_graph& g) {
       work = std::max(work, st.args.work_size);
     }
     st.args.barrier = nth > 1 ? &pool_->barrier() : nullptr;
+    if (repack_ && packs_weights(k->fn) && (st.args.src[0]->flags & ZEN_TENSOR_WEIGHT))
+      st.args.packed = packed_.find(*st.args.src[0], st.args.s[0]);
     fuse_next(g, n, *k, st.args);
     steps_.push_back(st);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "matmul/packed_weights.h"
 #include "thread_pool.h"
 
 namespace ZEN_CPU_NS {
@@ -48,6 +49,10 @@ class CpuDevice final : public zen::Device {
   std::vector<Step> steps_;                    // the current graph's nodes, prepared by compute()
   std::vector<std::atomic<int64_t>> cursors_;  // one per step (KernelArgs::cursor)
   std::vector<unsigned char> work_;            // kernels' shared scratch, grown to the largest need
+  // Quantized weights in the packed GEMM's panels (cpu.repack, default true; false: each
+  // matmul packs into its scratch, as before).
+  bool repack_ = true;
+  mm::PackedWeights packed_;
 };
 
 }  // namespace ZEN_CPU_NS

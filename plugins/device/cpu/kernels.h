@@ -13,6 +13,10 @@
 
 namespace ZEN_CPU_NS {
 
+namespace mm {
+class PackedMatrix;  // matmul/packed_weights.h
+}
+
 class Barrier;  // all threads of one node's kernel call wait(); see thread_pool.h
 
 struct KernelArgs {
@@ -38,6 +42,10 @@ struct KernelArgs {
   char* fd = nullptr;
   const zen_tensor* fused_src = nullptr;
   const char* fs = nullptr;
+  // A matmul's weight (src[0]) in the packed GEMM's panels, kept by the device across calls
+  // (matmul/packed_weights.h; set for kernels that read it: packs_weights). nullptr: the
+  // kernel packs into its scratch.
+  mm::PackedMatrix* packed = nullptr;
 };
 
 using KernelFn = void (*)(const KernelArgs& a, int ith, int nth);
@@ -48,6 +56,8 @@ using WorkSizeFn = uint64_t (*)(const zen_tensor& dst, const zen_tensor* const* 
 // (kernels_norm.cpp), a matmul followed by a residual ADD (kernels_matmul.cpp).
 bool fuses_mul(KernelFn fn);
 bool fuses_add(KernelFn fn);
+// Whether a kernel reads KernelArgs::packed (the quantized matmul and matmul_id).
+bool packs_weights(KernelFn fn);
 
 // Waits until every thread of the current node reached this point (no-op on one thread).
 void sync_threads(const KernelArgs& a);

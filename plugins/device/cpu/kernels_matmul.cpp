@@ -23,6 +23,7 @@
 
 #include "kernels.h"
 #include "matmul/gemm.h"
+#include "matmul/packed_weights.h"
 #include "matmul/vec_dot.h"
 #include "tensor_access.h"
 
@@ -86,9 +87,9 @@ constexpr int64_t kMaxTileRows = 64;
 
 // The packed GEMM serves a product with this many activation columns: its weight type has one,
 // and enough columns share each packed panel to repay packing (GemmType::min_columns).
-const mm::GemmType* packed_gemm(const zen_tensor& a, int64_t columns) {
+const mm::GemmType* packed_gemm(const zen_tensor& a, int64_t columns, bool kept = false) {
   const mm::GemmType* g = mm::gemm_type(a.type);
-  return g && columns >= g->min_columns ? g : nullptr;
+  return g && columns >= (kept ? g->min_columns_kept : g->min_columns) ? g : nullptr;
 }
 
 // Scratch of one thread's panels: a row tile of up to kMaxTileRows rows (0 without a GEMM).
@@ -97,16 +98,21 @@ uint64_t panel_bytes_per_thread(const zen_tensor& a) {
   return g ? align_up(kMaxTileRows / mm::kPanelRows * g->panel_bytes(a.ne[0])) : 0;
 }
 
-// One thread's packed GEMM state: its panel scratch and which rows it holds.
+// One thread's packed GEMM state: the weight's kept panels (the device's, when it is a
+// weight), or its panel scratch and which rows that holds.
 struct Panels {
   const mm::GemmType* type = nullptr;  // nullptr: the dot products
+  mm::PackedMatrix* kept = nullptr;
   char* buf = nullptr;
   const char* w = nullptr;
   int64_t m0 = -1, m1 = -1;
 
-  Panels(const zen_tensor& a, int64_t columns, void* scratch, int ith)
-      : type(packed_gemm(a, columns)) {
-    if (type) buf = static_cast<char*>(scratch) + ith * panel_bytes_per_thread(a);
+  Panels(const zen_tensor& a, int64_t columns, void* scratch, int ith, mm::PackedMatrix* packed)
+      : type(packed_gemm(a, columns, packed != nullptr)) {
+    if (type && packed)
+      kept = packed;
+    else if (type)
+      buf = static_cast<char*>(scratch) + ith * panel_bytes_per_thread(a);
   }
 };
 
@@ -153,17 +159,17 @@ Tiling row_tiling(const mm::WeightType& wt, const Panels& pn, int64_t K, int64_t
 }
 
 // The packed GEMM of tile(): panels outermost, so a panel stays in L1 while the tile's
-// columns (in L2) pass over it.
+// columns (in L2) pass over it. `slice` is the weight's matrix (dims 2 and 3 flattened).
 template <class Out>
-void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, int64_t m1,
-                 const void* const* act, int64_t n, Out out) {
+void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t slice, int64_t m0,
+                 int64_t m1, const void* const* act, int64_t n, Out out) {
   const mm::GemmType& g = *pn.type;
   const size_t pb = g.panel_bytes(K);
   const int64_t np = (m1 - m0 + mm::kPanelRows - 1) / mm::kPanelRows;
   auto panel_rows = [&](int64_t p) {
     return static_cast<int>(std::min<int64_t>(mm::kPanelRows, m1 - m0 - p * mm::kPanelRows));
   };
-  if (pn.w != w || pn.m0 != m0 || pn.m1 != m1) {
+  if (!pn.kept && (pn.w != w || pn.m0 != m0 || pn.m1 != m1)) {
     for (int64_t p = 0; p < np; ++p)
       g.pack(K, w + (m0 + p * mm::kPanelRows) * wrow, wrow, panel_rows(p), pn.buf + p * pb);
     pn.w = w;
@@ -174,9 +180,12 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, 
   for (int64_t p = 0; p < np; ++p) {
     const int64_t r0 = m0 + p * mm::kPanelRows;
     const int rows = panel_rows(p);
+    const void* panel = pn.kept
+                            ? pn.kept->panel(slice, r0 / mm::kPanelRows, w + r0 * wrow, wrow, rows)
+                            : pn.buf + p * pb;
     for (int64_t c = 0; c < n; c += g.cols) {
       const int nc = static_cast<int>(std::min<int64_t>(g.cols, n - c));
-      g.kernel(K, pn.buf + p * pb, act + c, nc, r);
+      g.kernel(K, panel, act + c, nc, r);
       for (int j = 0; j < nc; ++j) {  // the column's rows are evenly spaced: one address each
         float* o = out(r0, c + j);
         const ptrdiff_t step = rows > 1 ? out(r0 + 1, c + j) - o : 1;
@@ -188,10 +197,11 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0, 
 
 // Weight rows [m0, m1) x the activation rows act[0..n): dst element for (m, c) at out(m, c).
 template <class Out>
-void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t wrow, int64_t m0,
-          int64_t m1, const void* const* act, int64_t n, Out out) {
-  // A tile of 1-3 columns (a batch's tail) is cheaper through the dot products than packed.
-  if (pn.type && n >= 4) return tile_packed(pn, K, w, wrow, m0, m1, act, n, out);
+void tile(const mm::WeightType& wt, Panels& pn, int64_t K, const char* w, size_t wrow,
+          int64_t slice, int64_t m0, int64_t m1, const void* const* act, int64_t n, Out out) {
+  // A tile of 1-3 columns (a batch's tail) is cheaper through the dot products than packing.
+  if (pn.type && (n >= 4 || pn.kept))
+    return tile_packed(pn, K, w, wrow, slice, m0, m1, act, n, out);
   int64_t c = 0;
   if (wt.dot4) {
     // Two or three columns left (a batch of 2-3 decode rows): one 4-column pass with the last
@@ -230,7 +240,7 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
   convert_activations(ar, wt, ith, nth);
   sync_threads(ar);
 
-  Panels pn(a, N, static_cast<char*>(ar.work) + act_bytes(wt, a, b), ith);
+  Panels pn(a, N, static_cast<char*>(ar.work) + act_bytes(wt, a, b), ith, ar.packed);
   const Tiling t = row_tiling(wt, pn, K, M, N, arb, nth);
   const int64_t mt = (M + t.mb - 1) / t.mb, nt = (N + t.nb - 1) / t.nb;
   // Units are row tiles (with all their column tiles, so a tile's packed panels serve every
@@ -252,9 +262,10 @@ void matmul_fast(const KernelArgs& ar, const mm::WeightType& wt, int ith, int nt
       for (int64_t c = 0; c < n; ++c)
         act[c] =
             static_cast<const char*>(ar.work) + ((batch * N) + n0 + c) * static_cast<int64_t>(arb);
-      tile(wt, pn, K, w, wrow, m0, m1, act, n, [&](int64_t m, int64_t c) {
-        return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
-      });
+      tile(wt, pn, K, w, wrow, (i3 / r3) * a.ne[2] + i2 / r2, m0, m1, act, n,
+           [&](int64_t m, int64_t c) {
+             return reinterpret_cast<float*>(at(ar.d, dst, m, n0 + c, i2, i3));
+           });
       if (ar.fused)
         for (int64_t c = 0; c < n; ++c) fused_add(ar, m0, m1, n0 + c, i2, i3);
     }
@@ -296,7 +307,7 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
   int64_t* counts = reinterpret_cast<int64_t*>(static_cast<char*>(ar.work) + act_bytes(wt, a, b));
   int32_t* pairs = reinterpret_cast<int32_t*>(counts + E + 1);
 
-  Panels pn(a, U * T, reinterpret_cast<char*>(counts) + id_lists_bytes(E, U * T), ith);
+  Panels pn(a, U * T, reinterpret_cast<char*>(counts) + id_lists_bytes(E, U * T), ith, ar.packed);
 
   convert_activations(ar, wt, ith, nth);
   if (ith == 0) {  // group the (u, t) slots by expert (counting sort); bad ids get zeros
@@ -360,9 +371,10 @@ void matmul_id(const KernelArgs& ar, int ith, int nth) {
           act[j] = static_cast<const char*>(ar.work) +
                    (tt * U1 + (U1 == 1 ? 0 : u)) * static_cast<int64_t>(arb);
         }
-        tile(wt, pn, K, w, static_cast<size_t>(a.nb[1]), m0, m1, act, n, [&](int64_t m, int64_t j) {
-          return reinterpret_cast<float*>(at(ar.d, dst, m, p[2 * j], p[2 * j + 1], 0));
-        });
+        tile(wt, pn, K, w, static_cast<size_t>(a.nb[1]), e, m0, m1, act, n,
+             [&](int64_t m, int64_t j) {
+               return reinterpret_cast<float*>(at(ar.d, dst, m, p[2 * j], p[2 * j + 1], 0));
+             });
       }
   }
 }
@@ -419,6 +431,8 @@ constexpr KernelEntry kKernels[] = {
 }  // namespace
 
 std::span<const KernelEntry> matmul_kernels() { return kKernels; }
+
+bool packs_weights(KernelFn fn) { return fn == matmul_q || fn == matmul_id; }
 
 bool fuses_add(KernelFn fn) {
   return fn == matmul_q || fn == matmul<float> || fn == matmul<f16_t> || fn == matmul<bf16_t>;

@@ -7,7 +7,9 @@
 // group of an activation row then feeds all 8 rows with a single maddubs, the int16 partial
 // sums of several groups add up before widening (the unsigned quants are small enough not to
 // saturate), and the conversion and scaling happen once per block for 8 outputs at once.
-// The panel is built once per row tile and reused by every column of the tile.
+// A model weight's panels are built once and kept by the device (packed_weights.h): they then
+// serve decode too (one column), in place of the weight's own rows. Other matrices' panels are
+// built once per row tile and reused by every column of the tile.
 //
 // The activation formats are vec_dot.h's (act_q8 for the 32-element formats, Q8_K for the
 // K-quants); the integer block sums are exact, as in the dot products.
@@ -37,6 +39,9 @@ struct GemmType {
   // below this the dot products' 4-column passes beat (measured per type and ISA with
   // zen-bench-matmul's BD cases; the table in gemm_avx2.cpp says what).
   int64_t min_columns;
+  // The same for a weight whose panels the device keeps (packed_weights.h): nothing to repay,
+  // so only the kernel against the dot products decides.
+  int64_t min_columns_kept;
 };
 
 // The packed GEMM of a weight type in this variant, or nullptr (the dot products serve it).

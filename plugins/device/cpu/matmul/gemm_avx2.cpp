@@ -38,6 +38,50 @@ inline __m256i broadcast4(const void* p) {
   return _mm256_set1_epi32(v);
 }
 
+// Panels the device keeps (packed_weights.h) stream from memory through the kernel, which
+// spends hundreds of instructions on each block: the hardware prefetchers fall behind, so the
+// kernels fetch the block two ahead (in the next panel at a panel's end: kept panels are
+// contiguous; in scratch it is in cache already).
+template <class P>
+inline void prefetch_ahead(const P* p) {
+  const char* c = reinterpret_cast<const char*>(p + 2);
+  for (size_t l = 0; l < sizeof(P); l += 64) _mm_prefetch(c + l, _MM_HINT_T0);
+}
+
+// 8 unsigned bytes (one per panel row) as int32 lanes, and as the same value in both int16
+// halves of each lane (what madd pairs with two int16 partial sums of one row).
+inline __m256i scale_lanes(const uint8_t* p) {
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+inline __m256i scale_pairs(const uint8_t* p) {
+  const __m256i s = scale_lanes(p);
+  return _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
+}
+
+// 8 int8 (Q6_K's scales, one per panel row) as int32 lanes; two such as the int16 pair
+// (lo, hi) in each lane.
+inline __m256i signed_lanes(const int8_t* p) {
+  return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+inline __m256i int16_pairs(__m256i lo, __m256i hi) {
+  return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(0xffff)),
+                         _mm256_slli_epi32(hi, 16));
+}
+
+// PanelQ6K's groups 4 u .. 4 u + 3 (16-group u) as PanelK holds them: 6-bit quants from the
+// nibbles of ql[2 u], ql[2 u + 1] and the bit pairs of qh[u]. 16-bit shifts: the bits that
+// cross into a neighbouring byte are masked off.
+inline void q6_groups(const PanelQ6K& p, int u, __m256i* g) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
+  const __m256i l0 = load256(p.ql[2 * u]), l1 = load256(p.ql[2 * u + 1]), h = load256(p.qh[u]);
+  g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m2));
+  g[1] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                         _mm256_and_si256(_mm256_slli_epi16(h, 2), m2));
+  g[2] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(h, m2));
+  g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                         _mm256_and_si256(_mm256_srli_epi16(h, 2), m2));
+}
+
 #if ZEN_GEMM_VNNI
 // AVX-512 VNNI bodies of the same kernels: vpdpbusd multiplies the unsigned weight bytes by
 // the signed activation bytes and adds each 4-byte group into an int32 lane in one
@@ -53,6 +97,7 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    prefetch_ahead(p);
     __m256i s32[NC];
     for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
 #pragma GCC unroll 8
@@ -94,6 +139,7 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
     __m256i si[NC];
     for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
     for (int h = 0; h < 16; h += kRun) {
@@ -114,6 +160,122 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
       __m256i sm = _mm256_setzero_si256();
       for (int i = 0; i < 8; ++i)
         sm = _mm256_dpwssd_epi32(sm, load256(p->bc[i]), broadcast4(y[c][b].bsums + 2 * i));
+      const __m256 t =
+          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+// Q4_K from PanelQ4K: kernelK<NC, 4>'s sums and float steps, the groups unpacked from the
+// nibble pairs and the scales and mins widened from bytes in registers.
+template <int NC>
+void kernelQ4K(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ4K* p = static_cast<const PanelQ4K*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i si[NC];
+    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
+    for (int j = 0; j < 8; ++j) {  // 32 elements (groups 8 j .. 8 j + 7) per scale
+      const __m256i sc = scale_lanes(p->sm[j]);
+      __m256i t[NC];
+      for (int c = 0; c < NC; ++c) t[c] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        const int g = 8 * j + 2 * v;
+        const __m256i q = load256(p->q[4 * j + v]);
+        const __m256i lo = _mm256_and_si256(q, m4),
+                      hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+        for (int c = 0; c < NC; ++c) {
+          t[c] = _mm256_dpbusd_epi32(t[c], lo, broadcast4(y[c][b].qs + 4 * g));
+          t[c] = _mm256_dpbusd_epi32(t[c], hi, broadcast4(y[c][b].qs + 4 * g + 4));
+        }
+      }
+      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
+    }
+    __m256i bc[8];
+    for (int i = 0; i < 8; ++i) bc[i] = scale_pairs(p->sm[8 + i]);
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
+    for (int c = 0; c < NC; ++c) {
+      __m256i sm = _mm256_setzero_si256();
+      for (int i = 0; i < 8; ++i)
+        sm = _mm256_dpwssd_epi32(sm, bc[i], broadcast4(y[c][b].bsums + 2 * i));
+      const __m256 t =
+          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+// Q4_0 from PanelQ40: kernel32<NC, 8, false>'s sums and float steps, o = -8 d.
+template <int NC>
+void kernelQ40(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ40* p = static_cast<const PanelQ40*>(panel);
+  const act_q8* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i s32[NC];
+    for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      const __m256i q = load256(p->q[v]);
+      const __m256i lo = _mm256_and_si256(q, m4),
+                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+      for (int c = 0; c < NC; ++c) {
+        s32[c] = _mm256_dpbusd_epi32(s32[c], lo, broadcast4(y[c][b].qs + 8 * v));
+        s32[c] = _mm256_dpbusd_epi32(s32[c], hi, broadcast4(y[c][b].qs + 8 * v + 4));
+      }
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), o = _mm256_mul_ps(d, _mm256_set1_ps(-8.0f));
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
+      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
+      acc[c] = _mm256_fmadd_ps(o, _mm256_set1_ps(y[c][b].s), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// Q6_K from PanelQ6K: kernelK<NC, 2>'s sums and float steps.
+template <int NC>
+void kernelQ6K(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ6K* p = static_cast<const PanelQ6K*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i si[NC];
+    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {
+      const __m256i sc = signed_lanes(p->sc[h]);
+      __m256i g[4], t[NC];
+      q6_groups(*p, h, g);
+      for (int c = 0; c < NC; ++c) {
+        t[c] = _mm256_setzero_si256();
+        for (int j = 0; j < 4; ++j)
+          t[c] = _mm256_dpbusd_epi32(t[c], g[j], broadcast4(y[c][b].qs + 16 * h + 4 * j));
+        si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
+      }
+    }
+    __m256i bc[8];
+    for (int i = 0; i < 8; ++i)
+      bc[i] = int16_pairs(signed_lanes(p->sc[2 * i]), signed_lanes(p->sc[2 * i + 1]));
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_mul_ps(d, _mm256_set1_ps(-32.0f));
+    for (int c = 0; c < NC; ++c) {
+      __m256i sm = _mm256_setzero_si256();
+      for (int i = 0; i < 8; ++i)
+        sm = _mm256_dpwssd_epi32(sm, bc[i], broadcast4(y[c][b].bsums + 2 * i));
       const __m256 t =
           _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
       acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
@@ -146,6 +308,7 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    prefetch_ahead(p);
     __m256i s32[NC];
     for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
     if constexpr (SIGNED) {
@@ -188,6 +351,7 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
     __m256i si[NC], sm[NC];
     for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
     const int8_t* yq[NC];
@@ -206,6 +370,125 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
         sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
     }
     const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
+                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// Q4_K from PanelQ4K: kernelK<NC, 4>'s sums and float steps, the groups unpacked from the
+// nibble pairs (4 groups, one 16-group, per int16 sum) and the scales widened from bytes.
+template <int NC>
+void kernelQ4K(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ4K* p = static_cast<const PanelQ4K*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i si[NC], sm[NC];
+    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {  // 16-group h: groups 4 h .. 4 h + 3, vectors 2 h, 2 h + 1
+      const __m256i sc = scale_pairs(p->sm[h / 2]);
+      __m256i s16[NC];
+      for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+      for (int v = 2 * h; v < 2 * h + 2; ++v) {
+        const __m256i q = load256(p->q[v]);
+        const __m256i lo = _mm256_and_si256(q, m4),
+                      hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+        for (int c = 0; c < NC; ++c) {
+          const int8_t* yq = y[c][b].qs + 8 * v;
+          s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(lo, broadcast4(yq)));
+          s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(hi, broadcast4(yq + 4)));
+        }
+      }
+      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
+    }
+    for (int i = 0; i < 8; ++i) {
+      const __m256i bc = scale_pairs(p->sm[8 + i]);
+      for (int c = 0; c < NC; ++c)
+        sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
+    for (int c = 0; c < NC; ++c) {
+      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
+                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// Q4_0 from PanelQ40: kernel32<NC, 8, false>'s sums and float steps, o = -8 d.
+template <int NC>
+void kernelQ40(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ40* p = static_cast<const PanelQ40*>(panel);
+  const act_q8* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
+  const __m256i m4 = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 32; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i s16[NC];
+    for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+    for (int v = 0; v < 4; ++v) {
+      const __m256i q = load256(p->q[v]);
+      const __m256i lo = _mm256_and_si256(q, m4),
+                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+      for (int c = 0; c < NC; ++c) {
+        const int8_t* yq = y[c][b].qs + 8 * v;
+        s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(lo, broadcast4(yq)));
+        s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(hi, broadcast4(yq + 4)));
+      }
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), o = _mm256_mul_ps(d, _mm256_set1_ps(-8.0f));
+    for (int c = 0; c < NC; ++c) {
+      const __m256i s32 = _mm256_madd_epi16(s16[c], ones);
+      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32), _mm256_set1_ps(y[c][b].d));
+      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
+      acc[c] = _mm256_fmadd_ps(o, _mm256_set1_ps(y[c][b].s), acc[c]);
+    }
+  }
+  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+// Q6_K from PanelQ6K: kernelK<NC, 2>'s sums and float steps (2 groups per int16 sum).
+template <int NC>
+void kernelQ6K(int64_t k, const void* panel, const void* const* a, float* out) {
+  const PanelQ6K* p = static_cast<const PanelQ6K*>(panel);
+  const zen::quant::block_q8_K* y[NC];
+  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
+  __m256 acc[NC];
+  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < k / 256; ++b, ++p) {
+    prefetch_ahead(p);
+    __m256i si[NC], sm[NC];
+    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
+    for (int h = 0; h < 16; ++h) {
+      const __m256i s = signed_lanes(p->sc[h]), sc = int16_pairs(s, s);
+      __m256i g[4];
+      q6_groups(*p, h, g);
+      for (int half = 0; half < 2; ++half)
+        for (int c = 0; c < NC; ++c) {
+          const int8_t* yq = y[c][b].qs + 16 * h + 8 * half;
+          const __m256i s16 =
+              _mm256_add_epi16(_mm256_maddubs_epi16(g[2 * half], broadcast4(yq)),
+                               _mm256_maddubs_epi16(g[2 * half + 1], broadcast4(yq + 4)));
+          si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16, sc));
+        }
+    }
+    for (int i = 0; i < 8; ++i) {
+      const __m256i bc = int16_pairs(signed_lanes(p->sc[2 * i]), signed_lanes(p->sc[2 * i + 1]));
+      for (int c = 0; c < NC; ++c)
+        sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
+    }
+    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_mul_ps(d, _mm256_set1_ps(-32.0f));
     for (int c = 0; c < NC; ++c) {
       const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
                                        _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
@@ -253,6 +536,30 @@ struct K32 {
     }
   };
 };
+struct KQ40 {
+  template <int NC>
+  struct At {
+    static void run(int64_t k, const void* p, const void* const* a, float* o) {
+      kernelQ40<NC>(k, p, a, o);
+    }
+  };
+};
+struct KQ6K {
+  template <int NC>
+  struct At {
+    static void run(int64_t k, const void* p, const void* const* a, float* o) {
+      kernelQ6K<NC>(k, p, a, o);
+    }
+  };
+};
+struct KQ4K {
+  template <int NC>
+  struct At {
+    static void run(int64_t k, const void* p, const void* const* a, float* o) {
+      kernelQ4K<NC>(k, p, a, o);
+    }
+  };
+};
 template <int G>
 struct KK {
   template <int NC>
@@ -269,36 +576,48 @@ struct KK {
 // 81 ms on the 151936-row head once the packers prefetch).
 constexpr int64_t kKMin = ZEN_GEMM_VNNI ? 8 : 16;
 constexpr int kCols = ZEN_GEMM_VNNI ? 8 : 4;
-constexpr GemmType kQ4_0{.panel_bytes = panel32_bytes,
+// Kept panels as compact as the file (Q4_0, Q4_K, Q6_K; Q8_0's 18 % more) serve decode too,
+// faster than the 8-row dot products (one sequential stream, the scaling shared by 8 rows;
+// Qwen3-0.6B-shape Q4_K_M tg64 72 -> 87 t/s, batches of 2 and 4 1.7x and 1.4x). Q5_0's and
+// Q5_K's panels hold a byte per quant, twice the file: decode reads the file's rows instead.
+constexpr int64_t kKeptMin = 1;
+constexpr int64_t kKeptBytesMin = 4;
+constexpr GemmType kQ4_0{.panel_bytes = panelQ40_bytes,
                          .pack = pack_q4_0,
-                         .kernel = dispatch<K32<8, false>::At>,
+                         .kernel = dispatch<KQ40::At>,
                          .cols = kCols,
-                         .min_columns = 8};
+                         .min_columns = 8,
+                         .min_columns_kept = kKeptMin};
 constexpr GemmType kQ5_0{.panel_bytes = panel32_bytes,
                          .pack = pack_q5_0,
                          .kernel = dispatch<K32<4, false>::At>,
                          .cols = kCols,
-                         .min_columns = 8};
+                         .min_columns = 8,
+                         .min_columns_kept = kKeptBytesMin};
 constexpr GemmType kQ8_0{.panel_bytes = panel32_bytes,
                          .pack = pack_q8_0,
                          .kernel = dispatch<K32<8, true>::At>,
                          .cols = kCols,
-                         .min_columns = kKMin};
-constexpr GemmType kQ4_K{.panel_bytes = panelK_bytes,
+                         .min_columns = kKMin,
+                         .min_columns_kept = kKeptMin};
+constexpr GemmType kQ4_K{.panel_bytes = panelQ4K_bytes,
                          .pack = pack_q4_K,
-                         .kernel = dispatch<KK<4>::At>,
+                         .kernel = dispatch<KQ4K::At>,
                          .cols = kCols,
-                         .min_columns = kKMin};
+                         .min_columns = kKMin,
+                         .min_columns_kept = kKeptMin};
 constexpr GemmType kQ5_K{.panel_bytes = panelK_bytes,
                          .pack = pack_q5_K,
                          .kernel = dispatch<KK<4>::At>,
                          .cols = kCols,
-                         .min_columns = kKMin};
-constexpr GemmType kQ6_K{.panel_bytes = panelK_bytes,
+                         .min_columns = kKMin,
+                         .min_columns_kept = kKeptBytesMin};
+constexpr GemmType kQ6_K{.panel_bytes = panelQ6K_bytes,
                          .pack = pack_q6_K,
-                         .kernel = dispatch<KK<2>::At>,
+                         .kernel = dispatch<KQ6K::At>,
                          .cols = kCols,
-                         .min_columns = 16};
+                         .min_columns = 16,
+                         .min_columns_kept = kKeptMin};
 
 }  // namespace
 

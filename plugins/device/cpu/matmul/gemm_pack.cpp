@@ -1,6 +1,7 @@
 // Packers of the GEMM panels (gemm_pack.h): each decodes a row's blocks into plain quants and
-// scales, then scatters them into the panel's row lane. A panel is reused by every column of
-// a row tile (up to the whole batch), so this plain code costs a few percent of the GEMM.
+// scales, then scatters them into the panel's row lane. A weight's panels are packed once and
+// kept by the device (packed_weights.h); other matrices' once per row tile, for every column
+// of the tile.
 #include "gemm_pack.h"
 
 #include <cstring>
@@ -108,10 +109,8 @@ void put_scales(PanelK& p, int r, const BlockK& v) {
 #if defined(__AVX2__)
 // The 16 scale bytes of each of 8 rows (in[r]) to the panel's scale lanes, one int32 lane per
 // row: a byte transpose in registers, where writing each row's 48 int16 one by one was a fifth
-// of the packing. SIGNED: Q6_K's 16 int8 scales (16-group h: scale h; bsum pair i: scales 2i
-// and 2i + 1); else Q4_K/Q5_K's 8 scales then 8 mins, unsigned (16-groups 2j and 2j + 1:
-// scale j; bsum pair j: min j twice).
-template <bool SIGNED>
+// of the packing. Q5_K's 8 scales then 8 mins (16-groups 2j and 2j + 1: scale j; bsum pair j:
+// min j twice).
 void put_scales8(PanelK& p, const __m128i* in) {
   __m128i a[8], b[8];
   for (int i = 0; i < 4; ++i) {  // rows 2i, 2i + 1 interleaved: bytes 0..7, then 8..15
@@ -127,8 +126,7 @@ void put_scales8(PanelK& p, const __m128i* in) {
   for (int q = 0; q < 4; ++q) {
     const __m128i lo = _mm_unpacklo_epi32(b[q], b[4 + q]), hi = _mm_unpackhi_epi32(b[q], b[4 + q]);
     const __m128i t[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-    for (int e = 0; e < 4; ++e)
-      v[4 * q + e] = SIGNED ? _mm256_cvtepi8_epi32(t[e]) : _mm256_cvtepu8_epi32(t[e]);
+    for (int e = 0; e < 4; ++e) v[4 * q + e] = _mm256_cvtepu8_epi32(t[e]);
   }
   const __m256i low = _mm256_set1_epi32(0xffff);
   const auto pair = [&](__m256i x, __m256i y) {  // int16 x in the low half, y in the high
@@ -138,16 +136,10 @@ void put_scales8(PanelK& p, const __m128i* in) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), x);
   };
   for (int j = 0; j < 8; ++j) {
-    if constexpr (SIGNED) {
-      store(p.sc[2 * j], pair(v[2 * j], v[2 * j]));
-      store(p.sc[2 * j + 1], pair(v[2 * j + 1], v[2 * j + 1]));
-      store(p.bc[j], pair(v[2 * j], v[2 * j + 1]));
-    } else {
-      const __m256i sc = pair(v[j], v[j]);
-      store(p.sc[2 * j], sc);
-      store(p.sc[2 * j + 1], sc);
-      store(p.bc[j], pair(v[8 + j], v[8 + j]));
-    }
+    const __m256i sc = pair(v[j], v[j]);
+    store(p.sc[2 * j], sc);
+    store(p.sc[2 * j + 1], sc);
+    store(p.bc[j], pair(v[8 + j], v[8 + j]));
   }
 }
 #endif
@@ -173,7 +165,7 @@ void packK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
         D::vquants(x[r][b], rq);
         for (int sb = 0; sb < 8; ++sb) q[sb][r] = rq[sb];
       }
-      put_scales8<D::kSignedScales>(p[b], sb);
+      put_scales8(p[b], sb);
       for (int sb = 0; sb < 8; ++sb) {
         __m256i groups[8];
         transpose8x8(q[sb], groups);
@@ -227,7 +219,6 @@ struct DecodeQ45K {
       }
   }
 #if defined(__AVX2__)
-  static constexpr bool kSignedScales = false;
   static __m128i scale_bytes(const Block& x) { return unpack_scales_k4_avx2(x.scales); }
   static void vquants(const Block& x, __m256i* q) {
     [[maybe_unused]] __m256i hb{};
@@ -258,10 +249,6 @@ struct DecodeQ6K {
         }
   }
 #if defined(__AVX2__)
-  static constexpr bool kSignedScales = true;
-  static __m128i scale_bytes(const block_q6_K& x) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.scales));
-  }
   static void vquants(const block_q6_K& x, __m256i* q) {
     for (int h = 0; h < 2; ++h) unpack_q6_K(x.ql + 64 * h, x.qh + 32 * h, q + 4 * h);
   }
@@ -270,20 +257,44 @@ struct DecodeQ6K {
 
 }  // namespace
 
+// Q4_0 into PanelQ40: Panel32's groups 2 v and 2 v + 1 as the nibbles of vector v.
 void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  PanelQ40* p = static_cast<PanelQ40*>(panel);
+  const int64_t nb = k / 32;
 #if defined(__AVX2__)
-  if (rows == kPanelRows)
-    return pack32_rows8<block_q4_0>(k, w, wrow, panel, -8.0f,
-                                    [](const block_q4_0& x) { return unpack_nibbles(x.qs); });
-#endif
-  pack32<block_q4_0>(k, w, wrow, rows, panel, [](const block_q4_0& x, Block32& v) {
-    for (int j = 0; j < 16; ++j) {
-      v.q[j] = x.qs[j] & 0xF;
-      v.q[j + 16] = x.qs[j] >> 4;
+  if (rows == kPanelRows) {
+    const block_q4_0* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q4_0*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      prefetch_next_rows<block_q4_0>(w, wrow, b);
+      __m256i rowq[kPanelRows], g[8];
+      for (int r = 0; r < kPanelRows; ++r) {
+        rowq[r] = unpack_nibbles(x[r][b].qs);
+        p[b].d[r] = f16_to_f32(x[r][b].d);
+      }
+      transpose8x8(rowq, g);
+      for (int v = 0; v < 4; ++v)  // quants < 16: the 16-bit shift stays inside each byte
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[v]),
+                            _mm256_or_si256(g[2 * v], _mm256_slli_epi16(g[2 * v + 1], 4)));
     }
-    v.d = f16_to_f32(x.d);
-    v.o = -8.0f * v.d;
-  });
+    return;
+  }
+#endif
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelQ40));
+  for (int r = 0; r < rows; ++r) {
+    const block_q4_0* x = reinterpret_cast<const block_q4_0*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t q[32];
+      for (int j = 0; j < 16; ++j) {
+        q[j] = x[b].qs[j] & 0xF;
+        q[j + 16] = x[b].qs[j] >> 4;
+      }
+      for (int v = 0; v < 4; ++v)
+        for (int e = 0; e < 4; ++e)
+          p[b].q[v][r][e] = static_cast<uint8_t>(q[8 * v + e] | q[8 * v + 4 + e] << 4);
+      p[b].d[r] = f16_to_f32(x[b].d);
+    }
+  }
 }
 
 void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
@@ -318,16 +329,130 @@ void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   });
 }
 
+// Q4_K into PanelQ4K: PanelK's groups 2 v and 2 v + 1 share vector v as low and high nibbles,
+// and the scales and mins stay bytes.
 void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<DecodeQ45K<false, block_q4_K>, block_q4_K>(k, w, wrow, rows, panel);
+  using D = DecodeQ45K<false, block_q4_K>;
+  PanelQ4K* p = static_cast<PanelQ4K*>(panel);
+  const int64_t nb = k / QK_K;
+#if defined(__AVX2__)
+  if (rows == kPanelRows) {
+    const block_q4_K* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q4_K*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      prefetch_next_rows<block_q4_K>(w, wrow, b);
+      __m256i q[8][kPanelRows];  // sub-block s of row r
+      alignas(16) uint8_t sm[kPanelRows][16];
+      for (int r = 0; r < kPanelRows; ++r) {
+        _mm_store_si128(reinterpret_cast<__m128i*>(sm[r]), D::scale_bytes(x[r][b]));
+        D::factors(x[r][b], p[b].d[r], p[b].db[r]);
+        __m256i rq[8];
+        D::vquants(x[r][b], rq);
+        for (int s = 0; s < 8; ++s) q[s][r] = rq[s];
+      }
+      for (int j = 0; j < 16; ++j)
+        for (int r = 0; r < kPanelRows; ++r) p[b].sm[j][r] = sm[r][j];
+      for (int s = 0; s < 8; ++s) {
+        __m256i groups[8];
+        transpose8x8(q[s], groups);
+        for (int v = 0; v < 4; ++v)  // quants < 16: the 16-bit shift stays inside each byte
+          _mm256_storeu_si256(
+              reinterpret_cast<__m256i*>(p[b].q[4 * s + v]),
+              _mm256_or_si256(groups[2 * v], _mm256_slli_epi16(groups[2 * v + 1], 4)));
+      }
+    }
+    return;
+  }
+#endif
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelQ4K));
+  BlockK v;
+  for (int r = 0; r < rows; ++r) {
+    const block_q4_K* x = reinterpret_cast<const block_q4_K*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      D::scales(x[b], v);
+      D::quants(x[b], v);
+      for (int i = 0; i < 32; ++i)
+        for (int e = 0; e < 4; ++e)
+          p[b].q[i][r][e] = static_cast<uint8_t>(v.q[8 * i + e] | v.q[8 * i + 4 + e] << 4);
+      for (int j = 0; j < 8; ++j) {
+        p[b].sm[j][r] = static_cast<uint8_t>(v.sc[2 * j]);
+        p[b].sm[8 + j][r] = static_cast<uint8_t>(v.bc[2 * j]);
+      }
+      p[b].d[r] = v.d;
+      p[b].db[r] = v.db;
+    }
+  }
 }
 
 void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   packK<DecodeQ45K<true, block_q5_K>, block_q5_K>(k, w, wrow, rows, panel);
 }
 
+// Q6_K into PanelQ6K: PanelK's 6-bit groups split into nibble pairs and 2-bit quarters.
 void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<DecodeQ6K, block_q6_K>(k, w, wrow, rows, panel);
+  using D = DecodeQ6K;
+  PanelQ6K* p = static_cast<PanelQ6K*>(panel);
+  const int64_t nb = k / QK_K;
+#if defined(__AVX2__)
+  if (rows == kPanelRows) {
+    const block_q6_K* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q6_K*>(w + r * wrow);
+    const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
+    for (int64_t b = 0; b < nb; ++b) {
+      prefetch_next_rows<block_q6_K>(w, wrow, b);
+      __m256i q[8][kPanelRows];  // sub-block s of row r
+      float db;
+      for (int r = 0; r < kPanelRows; ++r) {
+        for (int h = 0; h < 16; ++h) p[b].sc[h][r] = x[r][b].scales[h];
+        D::factors(x[r][b], p[b].d[r], db);
+        __m256i rq[8];
+        D::vquants(x[r][b], rq);
+        for (int s = 0; s < 8; ++s) q[s][r] = rq[s];
+      }
+      for (int s = 0; s < 8; ++s) {
+        __m256i g[8];
+        transpose8x8(q[s], g);
+        const auto store = [](void* dst, __m256i v) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);
+        };
+        for (int v = 0; v < 4; ++v)  // low 4 bits; values < 16 shift inside their byte
+          store(p[b].ql[4 * s + v],
+                _mm256_or_si256(_mm256_and_si256(g[2 * v], m4),
+                                _mm256_slli_epi16(_mm256_and_si256(g[2 * v + 1], m4), 4)));
+        for (int u = 0; u < 2; ++u) {  // high 2 bits of groups 8 s + 4 u + j at bits 2 j
+          __m256i hv = _mm256_setzero_si256();
+          for (int j = 0; j < 4; ++j)
+            hv = _mm256_or_si256(
+                hv,
+                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(g[4 * u + j], 4), m2), 2 * j));
+          store(p[b].qh[2 * s + u], hv);
+        }
+      }
+    }
+    return;
+  }
+#endif
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelQ6K));
+  BlockK v;
+  for (int r = 0; r < rows; ++r) {
+    const block_q6_K* x = reinterpret_cast<const block_q6_K*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      D::scales(x[b], v);
+      D::quants(x[b], v);
+      for (int i = 0; i < 32; ++i)
+        for (int e = 0; e < 4; ++e)
+          p[b].ql[i][r][e] =
+              static_cast<uint8_t>((v.q[8 * i + e] & 0xF) | (v.q[8 * i + 4 + e] & 0xF) << 4);
+      for (int u = 0; u < 16; ++u)
+        for (int e = 0; e < 4; ++e) {
+          int hb = 0;
+          for (int j = 0; j < 4; ++j) hb |= (v.q[4 * (4 * u + j) + e] >> 4) << (2 * j);
+          p[b].qh[u][r][e] = static_cast<uint8_t>(hb);
+        }
+      for (int h = 0; h < 16; ++h) p[b].sc[h][r] = static_cast<int8_t>(v.sc[h]);
+      p[b].d[r] = v.d;
+    }
+  }
 }
 
 }  // namespace ZEN_CPU_NS::mm
