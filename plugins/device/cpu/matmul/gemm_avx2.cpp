@@ -48,260 +48,227 @@ inline void prefetch_ahead(const P* p) {
   for (size_t l = 0; l < sizeof(P); l += 64) _mm_prefetch(c + l, _MM_HINT_T0);
 }
 
-// 8 unsigned bytes (one per panel row) as int32 lanes, and as the same value in both int16
-// halves of each lane (what madd pairs with two int16 partial sums of one row).
-inline __m256i scale_lanes(const uint8_t* p) {
+// ---- panel readers -------------------------------------------------------------------------
+// What a kernel reads from a panel, whatever its layout: the weight groups (one 32-byte vector
+// per 4-element group: 4 quants of each of the 8 rows, one row per 32-bit lane), the scales
+// and the float factors. The byte panels (Panel32, PanelK) hold the groups as they are; the
+// compact ones (PanelQ40, PanelQ4K, PanelQ6K) unpack them in registers.
+
+// 8 bytes (one per panel row) as int32 lanes, and an int16 pair (lo, hi) in each lane: madd
+// multiplies two int16 partial sums of one row by it.
+inline __m256i u8_lanes(const uint8_t* p) {
   return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
 }
-inline __m256i scale_pairs(const uint8_t* p) {
-  const __m256i s = scale_lanes(p);
-  return _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
-}
-
-// 8 int8 (Q6_K's scales, one per panel row) as int32 lanes; two such as the int16 pair
-// (lo, hi) in each lane.
-inline __m256i signed_lanes(const int8_t* p) {
+inline __m256i i8_lanes(const int8_t* p) {
   return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
 }
 inline __m256i int16_pairs(__m256i lo, __m256i hi) {
   return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi32(0xffff)),
                          _mm256_slli_epi32(hi, 16));
 }
+// Groups 2 v and 2 v + 1 from the nibbles of one compact vector (PanelQ40, PanelQ4K).
+inline void nibble_groups(const void* q, __m256i* g) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), v = load256(q);
+  g[0] = _mm256_and_si256(v, m4);
+  g[1] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+}
 
-// PanelQ6K's groups 4 u .. 4 u + 3 (16-group u) as PanelK holds them: 6-bit quants from the
-// nibbles of ql[2 u], ql[2 u + 1] and the bit pairs of qh[u]. 16-bit shifts: the bits that
-// cross into a neighbouring byte are masked off.
-inline void q6_groups(const PanelQ6K& p, int u, __m256i* g) {
-  const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
-  const __m256i l0 = load256(p.ql[2 * u]), l1 = load256(p.ql[2 * u + 1]), h = load256(p.qh[u]);
-  g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), m2));
-  g[1] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                         _mm256_and_si256(_mm256_slli_epi16(h, 2), m2));
-  g[2] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(h, m2));
-  g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                         _mm256_and_si256(_mm256_srli_epi16(h, 2), m2));
+// 32-element formats: groups(p, g) the block's 8 groups; o(p) the offset factor, applied
+// through the activation block sums (none for SIGNED: Q8_0's int8 quants). G: groups summed in
+// int16 before widening (8 for quants < 16, 4 for < 32).
+template <int Groups, bool Signed>
+struct Read32 {  // Panel32: Q5_0 (G = 4), Q8_0 (signed)
+  using Panel = Panel32;
+  static constexpr int G = Groups;
+  static constexpr bool kSigned = Signed;
+  static void groups(const Panel& p, __m256i* g) {
+    for (int i = 0; i < 8; ++i) g[i] = load256(p.q[i]);
+  }
+  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 o(const Panel& p) { return _mm256_loadu_ps(p.o); }
+};
+struct ReadQ40 {
+  using Panel = PanelQ40;
+  static constexpr int G = 8;
+  static constexpr bool kSigned = false;
+  static void groups(const Panel& p, __m256i* g) {
+    for (int v = 0; v < 4; ++v) nibble_groups(p.q[v], g + 2 * v);
+  }
+  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 o(const Panel& p) { return _mm256_mul_ps(d(p), _mm256_set1_ps(-8.0f)); }
+};
+
+// K-quants: groups(p, h, g) the 4 groups of 16-group h; scale(p, h) its scale as int32 lanes,
+// scale_pair(p, h) as int16 pairs; bsum_coef(p, i) the coefficients of bsums 2 i and 2 i + 1;
+// d, db the factors (gemm_pack.h, PanelK). G: groups summed in int16 before madd (4 for quants
+// < 32, 2 for Q6_K's < 64); Run: 16-groups sharing a scale.
+struct ReadK {  // PanelK: Q5_K
+  using Panel = PanelK;
+  static constexpr int G = 4, Run = 2;
+  static void groups(const Panel& p, int h, __m256i* g) {
+    for (int j = 0; j < 4; ++j) g[j] = load256(p.q[4 * h + j]);
+  }
+  // The panel keeps each scale twice per lane; the arithmetic shift takes the upper copy.
+  static __m256i scale(const Panel& p, int h) { return _mm256_srai_epi32(load256(p.sc[h]), 16); }
+  static __m256i scale_pair(const Panel& p, int h) { return load256(p.sc[h]); }
+  static __m256i bsum_coef(const Panel& p, int i) { return load256(p.bc[i]); }
+  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 db(const Panel& p) { return _mm256_loadu_ps(p.db); }
+};
+struct ReadQ4K {
+  using Panel = PanelQ4K;
+  static constexpr int G = 4, Run = 2;
+  static void groups(const Panel& p, int h, __m256i* g) {
+    nibble_groups(p.q[2 * h], g);
+    nibble_groups(p.q[2 * h + 1], g + 2);
+  }
+  static __m256i scale(const Panel& p, int h) { return u8_lanes(p.sm[h / 2]); }
+  static __m256i scale_pair(const Panel& p, int h) {
+    const __m256i s = scale(p, h);
+    return _mm256_or_si256(s, _mm256_slli_epi32(s, 16));
+  }
+  static __m256i bsum_coef(const Panel& p, int i) {  // min i, twice
+    const __m256i m = u8_lanes(p.sm[8 + i]);
+    return _mm256_or_si256(m, _mm256_slli_epi32(m, 16));
+  }
+  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 db(const Panel& p) { return _mm256_loadu_ps(p.db); }
+};
+struct ReadQ6K {
+  using Panel = PanelQ6K;
+  static constexpr int G = 2, Run = 1;
+  // 6-bit quants from the nibbles of ql[2 h], ql[2 h + 1] and the bit pairs of qh[h]; 16-bit
+  // shifts, the bits that cross into a neighbouring byte masked off.
+  static void groups(const Panel& p, int h, __m256i* g) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
+    const __m256i l0 = load256(p.ql[2 * h]), l1 = load256(p.ql[2 * h + 1]), q = load256(p.qh[h]);
+    g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(q, 4), m2));
+    g[1] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                           _mm256_and_si256(_mm256_slli_epi16(q, 2), m2));
+    g[2] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(q, m2));
+    g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                           _mm256_and_si256(_mm256_srli_epi16(q, 2), m2));
+  }
+  static __m256i scale(const Panel& p, int h) { return i8_lanes(p.sc[h]); }
+  static __m256i scale_pair(const Panel& p, int h) { return int16_pairs(scale(p, h), scale(p, h)); }
+  static __m256i bsum_coef(const Panel& p, int i) {  // scales 2 i and 2 i + 1
+    return int16_pairs(i8_lanes(p.sc[2 * i]), i8_lanes(p.sc[2 * i + 1]));
+  }
+  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 db(const Panel& p) { return _mm256_mul_ps(d(p), _mm256_set1_ps(-32.0f)); }
+};
+
+// ---- kernels -------------------------------------------------------------------------------
+// One body per family and ISA; the integer sums are exact, and the float steps are the same
+// in the same order in every body, so the AVX2 and VNNI variants and every panel layout of a
+// type give identical results.
+
+// The super-block's float step of the K-quants, per column: (d * si + db * sm) * y.d.
+template <class R, int NC>
+inline void finish_k(const typename R::Panel& p, const zen::quant::block_q8_K* const* y, int64_t b,
+                     const __m256i* si, const __m256i* sm, __m256* acc) {
+  const __m256 d = R::d(p), db = R::db(p);
+  for (int c = 0; c < NC; ++c) {
+    const __m256 t =
+        _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
+    acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+  }
+}
+// The block's float step of the 32-element formats, per column: d * (s32 * y.d) + o * y.s.
+template <class R, int NC>
+inline void finish32(const typename R::Panel& p, const act_q8* const* y, int64_t b,
+                     const __m256i* s32, __m256* acc) {
+  const __m256 d = R::d(p);
+  for (int c = 0; c < NC; ++c) {
+    const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
+    acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
+    if constexpr (!R::kSigned) acc[c] = _mm256_fmadd_ps(R::o(p), _mm256_set1_ps(y[c][b].s), acc[c]);
+  }
 }
 
 #if ZEN_GEMM_VNNI
-// AVX-512 VNNI bodies of the same kernels: vpdpbusd multiplies the unsigned weight bytes by
-// the signed activation bytes and adds each 4-byte group into an int32 lane in one
-// instruction, with the activation group broadcast straight from memory; AVX2 spends a
-// broadcast, a maddubs and an int16 add there, plus a madd per few groups. The integer sums
-// are the same exact integers, and the float steps are the AVX2 kernels' in the same order,
-// so both variants give identical results.
-template <int NC, int G, bool SIGNED>
+// AVX-512 VNNI bodies: vpdpbusd multiplies the unsigned weight bytes by the signed activation
+// bytes and adds each 4-byte group into an int32 lane in one instruction, with the activation
+// group broadcast straight from memory; AVX2 spends a broadcast, a maddubs and an int16 add
+// there, plus a madd per few groups.
+template <int NC, class R>
 void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
-  const Panel32* p = static_cast<const Panel32*>(panel);
+  const typename R::Panel* p = static_cast<const typename R::Panel*>(panel);
   const act_q8* y[NC];
   for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
     prefetch_ahead(p);
-    __m256i s32[NC];
+    __m256i s32[NC], g[8];
     for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
+    R::groups(*p, g);
 #pragma GCC unroll 8
-    for (int g = 0; g < 8; ++g) {
-      const __m256i w = load256(p->q[g]);
-      if constexpr (SIGNED) {  // Q8_0: |w| times the activations with w's sign
-        const __m256i aw = _mm256_sign_epi8(w, w);
+    for (int i = 0; i < 8; ++i) {
+      if constexpr (R::kSigned) {  // Q8_0: |w| times the activations with w's sign
+        const __m256i aw = _mm256_sign_epi8(g[i], g[i]);
         for (int c = 0; c < NC; ++c)
-          s32[c] =
-              _mm256_dpbusd_epi32(s32[c], aw, _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * g), w));
+          s32[c] = _mm256_dpbusd_epi32(s32[c], aw,
+                                       _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * i), g[i]));
       } else {
         for (int c = 0; c < NC; ++c)
-          s32[c] = _mm256_dpbusd_epi32(s32[c], w, broadcast4(y[c][b].qs + 4 * g));
+          s32[c] = _mm256_dpbusd_epi32(s32[c], g[i], broadcast4(y[c][b].qs + 4 * i));
       }
     }
-    const __m256 d = _mm256_loadu_ps(p->d);
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
-      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
-      if constexpr (!SIGNED)
-        acc[c] = _mm256_fmadd_ps(_mm256_loadu_ps(p->o), _mm256_set1_ps(y[c][b].s), acc[c]);
-    }
+    finish32<R, NC>(*p, y, b, s32, acc);
   }
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 
-// Per scale run (32 elements for Q4_K/Q5_K, whose 16-groups 2j and 2j + 1 share scale j;
-// 16 for Q6_K, G = 2): its groups into a fresh int32 sum per column, then times the run's
-// scale (the panel keeps it twice per lane as int16 for AVX2's madd; the arithmetic shift
-// takes the upper copy, sign-extended). One multiply per 32 elements, not per 16, and the
-// bsum products through vpdpwssd: the same exact integers as before, with 12 % fewer
-// instructions per column and super-block.
-template <int NC, int G>
+// Per scale run (R::Run 16-groups: 32 elements for Q4_K/Q5_K, 16 for Q6_K): its groups into a
+// fresh int32 sum per column, then times the run's scale once; the bsum products through
+// vpdpwssd. 12 % fewer instructions per column and super-block than a multiply per 16.
+template <int NC, class R>
 void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
-  constexpr int kRun = G == 4 ? 2 : 1;  // 16-groups per scale
-  const PanelK* p = static_cast<const PanelK*>(panel);
+  const typename R::Panel* p = static_cast<const typename R::Panel*>(panel);
   const zen::quant::block_q8_K* y[NC];
   for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
     prefetch_ahead(p);
-    __m256i si[NC];
-    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
-    for (int h = 0; h < 16; h += kRun) {
-      const __m256i sc = _mm256_srai_epi32(load256(p->sc[h]), 16);
+    __m256i si[NC], sm[NC];
+    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
+    for (int h0 = 0; h0 < 16; h0 += R::Run) {
+      const __m256i sc = R::scale(*p, h0);
       __m256i t[NC];
       for (int c = 0; c < NC; ++c) t[c] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-      for (int j = 0; j < 4 * kRun; ++j) {
-        const int g = 4 * h + j;
-        const __m256i w = load256(p->q[g]);
-        for (int c = 0; c < NC; ++c)
-          t[c] = _mm256_dpbusd_epi32(t[c], w, broadcast4(y[c][b].qs + 4 * g));
-      }
-      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
-    }
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
-    for (int c = 0; c < NC; ++c) {
-      __m256i sm = _mm256_setzero_si256();
-      for (int i = 0; i < 8; ++i)
-        sm = _mm256_dpwssd_epi32(sm, load256(p->bc[i]), broadcast4(y[c][b].bsums + 2 * i));
-      const __m256 t =
-          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-// Q4_K from PanelQ4K: kernelK<NC, 4>'s sums and float steps, the groups unpacked from the
-// nibble pairs and the scales and mins widened from bytes in registers.
-template <int NC>
-void kernelQ4K(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ4K* p = static_cast<const PanelQ4K*>(panel);
-  const zen::quant::block_q8_K* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i si[NC];
-    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
-    for (int j = 0; j < 8; ++j) {  // 32 elements (groups 8 j .. 8 j + 7) per scale
-      const __m256i sc = scale_lanes(p->sm[j]);
-      __m256i t[NC];
-      for (int c = 0; c < NC; ++c) t[c] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-      for (int v = 0; v < 4; ++v) {
-        const int g = 8 * j + 2 * v;
-        const __m256i q = load256(p->q[4 * j + v]);
-        const __m256i lo = _mm256_and_si256(q, m4),
-                      hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-        for (int c = 0; c < NC; ++c) {
-          t[c] = _mm256_dpbusd_epi32(t[c], lo, broadcast4(y[c][b].qs + 4 * g));
-          t[c] = _mm256_dpbusd_epi32(t[c], hi, broadcast4(y[c][b].qs + 4 * g + 4));
-        }
-      }
-      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
-    }
-    __m256i bc[8];
-    for (int i = 0; i < 8; ++i) bc[i] = scale_pairs(p->sm[8 + i]);
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
-    for (int c = 0; c < NC; ++c) {
-      __m256i sm = _mm256_setzero_si256();
-      for (int i = 0; i < 8; ++i)
-        sm = _mm256_dpwssd_epi32(sm, bc[i], broadcast4(y[c][b].bsums + 2 * i));
-      const __m256 t =
-          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-// Q4_0 from PanelQ40: kernel32<NC, 8, false>'s sums and float steps, o = -8 d.
-template <int NC>
-void kernelQ40(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ40* p = static_cast<const PanelQ40*>(panel);
-  const act_q8* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 32; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i s32[NC];
-    for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) {
-      const __m256i q = load256(p->q[v]);
-      const __m256i lo = _mm256_and_si256(q, m4),
-                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-      for (int c = 0; c < NC; ++c) {
-        s32[c] = _mm256_dpbusd_epi32(s32[c], lo, broadcast4(y[c][b].qs + 8 * v));
-        s32[c] = _mm256_dpbusd_epi32(s32[c], hi, broadcast4(y[c][b].qs + 8 * v + 4));
-      }
-    }
-    const __m256 d = _mm256_loadu_ps(p->d), o = _mm256_mul_ps(d, _mm256_set1_ps(-8.0f));
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
-      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
-      acc[c] = _mm256_fmadd_ps(o, _mm256_set1_ps(y[c][b].s), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-
-// Q6_K from PanelQ6K: kernelK<NC, 2>'s sums and float steps.
-template <int NC>
-void kernelQ6K(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ6K* p = static_cast<const PanelQ6K*>(panel);
-  const zen::quant::block_q8_K* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i si[NC];
-    for (int c = 0; c < NC; ++c) si[c] = _mm256_setzero_si256();
-    for (int h = 0; h < 16; ++h) {
-      const __m256i sc = signed_lanes(p->sc[h]);
-      __m256i g[4], t[NC];
-      q6_groups(*p, h, g);
-      for (int c = 0; c < NC; ++c) {
-        t[c] = _mm256_setzero_si256();
+      for (int h = h0; h < h0 + R::Run; ++h) {
+        __m256i g[4];
+        R::groups(*p, h, g);
         for (int j = 0; j < 4; ++j)
-          t[c] = _mm256_dpbusd_epi32(t[c], g[j], broadcast4(y[c][b].qs + 16 * h + 4 * j));
-        si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
+          for (int c = 0; c < NC; ++c)
+            t[c] = _mm256_dpbusd_epi32(t[c], g[j], broadcast4(y[c][b].qs + 16 * h + 4 * j));
       }
+      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
     }
-    __m256i bc[8];
-    for (int i = 0; i < 8; ++i)
-      bc[i] = int16_pairs(signed_lanes(p->sc[2 * i]), signed_lanes(p->sc[2 * i + 1]));
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_mul_ps(d, _mm256_set1_ps(-32.0f));
-    for (int c = 0; c < NC; ++c) {
-      __m256i sm = _mm256_setzero_si256();
-      for (int i = 0; i < 8; ++i)
-        sm = _mm256_dpwssd_epi32(sm, bc[i], broadcast4(y[c][b].bsums + 2 * i));
-      const __m256 t =
-          _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm), _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
+    for (int i = 0; i < 8; ++i) {
+      const __m256i bc = R::bsum_coef(*p, i);
+      for (int c = 0; c < NC; ++c)
+        sm[c] = _mm256_dpwssd_epi32(sm[c], bc, broadcast4(y[c][b].bsums + 2 * i));
     }
+    finish_k<R, NC>(*p, y, b, si, sm, acc);
   }
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 #else
-// s16[c] = sum over groups g0 .. g0 + n - 1 of maddubs(weight group g of the panel, column c's
-// group g broadcast): int16 lanes; n is small enough not to saturate (see above).
+// s16[c] += maddubs(groups g[0 .. n), column c's groups yq[c] + 4 i broadcast): int16 lanes;
+// n is small enough not to saturate (see above).
 template <int NC>
-inline void group_sums(const uint8_t (*q)[kPanelRows][4], const int8_t* const* yq, int g0, int n,
-                       __m256i* s16) {
-  for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
-  for (int g = g0; g < g0 + n; ++g) {
-    const __m256i w = load256(q[g]);
+inline void add_group_sums(const __m256i* g, int n, const int8_t* const* yq, __m256i* s16) {
+  for (int i = 0; i < n; ++i)
     for (int c = 0; c < NC; ++c)
-      s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(w, broadcast4(yq[c] + 4 * g)));
-  }
+      s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(g[i], broadcast4(yq[c] + 4 * i)));
 }
 
-// 32-element formats. G: groups summed in int16 before widening (8 for quants < 16, 4 for
-// < 32); SIGNED: Q8_0 (int8 quants, no offset; G unused).
-template <int NC, int G, bool SIGNED>
+template <int NC, class R>
 void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
-  const Panel32* p = static_cast<const Panel32*>(panel);
+  const typename R::Panel* p = static_cast<const typename R::Panel*>(panel);
   const act_q8* y[NC];
   for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
   const __m256i ones = _mm256_set1_epi16(1);
@@ -309,43 +276,40 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
     prefetch_ahead(p);
-    __m256i s32[NC];
+    __m256i s32[NC], g[8];
     for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
-    if constexpr (SIGNED) {
-      for (int g = 0; g < 8; ++g) {
-        const __m256i w = load256(p->q[g]), aw = _mm256_sign_epi8(w, w);
+    R::groups(*p, g);
+    if constexpr (R::kSigned) {  // Q8_0: the sign trick, every group widened
+      for (int i = 0; i < 8; ++i) {
+        const __m256i aw = _mm256_sign_epi8(g[i], g[i]);
         for (int c = 0; c < NC; ++c) {
-          const __m256i yv = _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * g), w);
+          const __m256i yv = _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * i), g[i]);
           s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(_mm256_maddubs_epi16(aw, yv), ones));
         }
       }
     } else {
-      const int8_t* yq[NC];
-      for (int c = 0; c < NC; ++c) yq[c] = y[c][b].qs;
-      for (int g0 = 0; g0 < 8; g0 += G) {
+      for (int i0 = 0; i0 < 8; i0 += R::G) {
         __m256i s16[NC];
-        group_sums<NC>(p->q, yq, g0, G, s16);
+        const int8_t* yq[NC];
+        for (int c = 0; c < NC; ++c) {
+          s16[c] = _mm256_setzero_si256();
+          yq[c] = y[c][b].qs + 4 * i0;
+        }
+        add_group_sums<NC>(g + i0, R::G, yq, s16);
         for (int c = 0; c < NC; ++c)
           s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
       }
     }
-    const __m256 d = _mm256_loadu_ps(p->d);
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32[c]), _mm256_set1_ps(y[c][b].d));
-      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
-      if constexpr (!SIGNED)
-        acc[c] = _mm256_fmadd_ps(_mm256_loadu_ps(p->o), _mm256_set1_ps(y[c][b].s), acc[c]);
-    }
+    finish32<R, NC>(*p, y, b, s32, acc);
   }
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 
-// K-quants. G: groups summed in int16 before madd by the 16-group's scales (4 for quants
-// < 32, 2 for Q6_K's < 64). The int32 sums over a super-block stay below 2^31:
-// 63 * 127 * 128 * 256 < 2^28.
-template <int NC, int G>
+// K-quants: R::G groups summed in int16, then madd by the 16-group's scale pair. The int32
+// sums over a super-block stay below 2^31: 63 * 127 * 128 * 256 < 2^28.
+template <int NC, class R>
 void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelK* p = static_cast<const PanelK*>(panel);
+  const typename R::Panel* p = static_cast<const typename R::Panel*>(panel);
   const zen::quant::block_q8_K* y[NC];
   for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
   __m256 acc[NC];
@@ -354,146 +318,27 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
     prefetch_ahead(p);
     __m256i si[NC], sm[NC];
     for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
-    const int8_t* yq[NC];
-    for (int c = 0; c < NC; ++c) yq[c] = y[c][b].qs;
     for (int h = 0; h < 16; ++h) {
-      const __m256i sc = load256(p->sc[h]);
-      for (int g0 = 4 * h; g0 < 4 * h + 4; g0 += G) {
+      const __m256i sc = R::scale_pair(*p, h);
+      __m256i g[4];
+      R::groups(*p, h, g);
+      for (int j0 = 0; j0 < 4; j0 += R::G) {
         __m256i s16[NC];
-        group_sums<NC>(p->q, yq, g0, G, s16);
+        const int8_t* yq[NC];
+        for (int c = 0; c < NC; ++c) {
+          s16[c] = _mm256_setzero_si256();
+          yq[c] = y[c][b].qs + 16 * h + 4 * j0;
+        }
+        add_group_sums<NC>(g + j0, R::G, yq, s16);
         for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
       }
     }
     for (int i = 0; i < 8; ++i) {
-      const __m256i bc = load256(p->bc[i]);
+      const __m256i bc = R::bsum_coef(*p, i);
       for (int c = 0; c < NC; ++c)
         sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
     }
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
-                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-
-// Q4_K from PanelQ4K: kernelK<NC, 4>'s sums and float steps, the groups unpacked from the
-// nibble pairs (4 groups, one 16-group, per int16 sum) and the scales widened from bytes.
-template <int NC>
-void kernelQ4K(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ4K* p = static_cast<const PanelQ4K*>(panel);
-  const zen::quant::block_q8_K* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
-  const __m256i m4 = _mm256_set1_epi8(0x0F);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i si[NC], sm[NC];
-    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
-    for (int h = 0; h < 16; ++h) {  // 16-group h: groups 4 h .. 4 h + 3, vectors 2 h, 2 h + 1
-      const __m256i sc = scale_pairs(p->sm[h / 2]);
-      __m256i s16[NC];
-      for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
-      for (int v = 2 * h; v < 2 * h + 2; ++v) {
-        const __m256i q = load256(p->q[v]);
-        const __m256i lo = _mm256_and_si256(q, m4),
-                      hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-        for (int c = 0; c < NC; ++c) {
-          const int8_t* yq = y[c][b].qs + 8 * v;
-          s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(lo, broadcast4(yq)));
-          s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(hi, broadcast4(yq + 4)));
-        }
-      }
-      for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
-    }
-    for (int i = 0; i < 8; ++i) {
-      const __m256i bc = scale_pairs(p->sm[8 + i]);
-      for (int c = 0; c < NC; ++c)
-        sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
-    }
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_loadu_ps(p->db);
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
-                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-
-// Q4_0 from PanelQ40: kernel32<NC, 8, false>'s sums and float steps, o = -8 d.
-template <int NC>
-void kernelQ40(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ40* p = static_cast<const PanelQ40*>(panel);
-  const act_q8* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const act_q8*>(a[c]);
-  const __m256i m4 = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 32; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i s16[NC];
-    for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
-    for (int v = 0; v < 4; ++v) {
-      const __m256i q = load256(p->q[v]);
-      const __m256i lo = _mm256_and_si256(q, m4),
-                    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-      for (int c = 0; c < NC; ++c) {
-        const int8_t* yq = y[c][b].qs + 8 * v;
-        s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(lo, broadcast4(yq)));
-        s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(hi, broadcast4(yq + 4)));
-      }
-    }
-    const __m256 d = _mm256_loadu_ps(p->d), o = _mm256_mul_ps(d, _mm256_set1_ps(-8.0f));
-    for (int c = 0; c < NC; ++c) {
-      const __m256i s32 = _mm256_madd_epi16(s16[c], ones);
-      const __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(s32), _mm256_set1_ps(y[c][b].d));
-      acc[c] = _mm256_fmadd_ps(d, t, acc[c]);
-      acc[c] = _mm256_fmadd_ps(o, _mm256_set1_ps(y[c][b].s), acc[c]);
-    }
-  }
-  for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
-}
-
-// Q6_K from PanelQ6K: kernelK<NC, 2>'s sums and float steps (2 groups per int16 sum).
-template <int NC>
-void kernelQ6K(int64_t k, const void* panel, const void* const* a, float* out) {
-  const PanelQ6K* p = static_cast<const PanelQ6K*>(panel);
-  const zen::quant::block_q8_K* y[NC];
-  for (int c = 0; c < NC; ++c) y[c] = static_cast<const zen::quant::block_q8_K*>(a[c]);
-  __m256 acc[NC];
-  for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    prefetch_ahead(p);
-    __m256i si[NC], sm[NC];
-    for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
-    for (int h = 0; h < 16; ++h) {
-      const __m256i s = signed_lanes(p->sc[h]), sc = int16_pairs(s, s);
-      __m256i g[4];
-      q6_groups(*p, h, g);
-      for (int half = 0; half < 2; ++half)
-        for (int c = 0; c < NC; ++c) {
-          const int8_t* yq = y[c][b].qs + 16 * h + 8 * half;
-          const __m256i s16 =
-              _mm256_add_epi16(_mm256_maddubs_epi16(g[2 * half], broadcast4(yq)),
-                               _mm256_maddubs_epi16(g[2 * half + 1], broadcast4(yq + 4)));
-          si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16, sc));
-        }
-    }
-    for (int i = 0; i < 8; ++i) {
-      const __m256i bc = int16_pairs(signed_lanes(p->sc[2 * i]), signed_lanes(p->sc[2 * i + 1]));
-      for (int c = 0; c < NC; ++c)
-        sm[c] = _mm256_add_epi32(sm[c], _mm256_madd_epi16(bc, broadcast4(y[c][b].bsums + 2 * i)));
-    }
-    const __m256 d = _mm256_loadu_ps(p->d), db = _mm256_mul_ps(d, _mm256_set1_ps(-32.0f));
-    for (int c = 0; c < NC; ++c) {
-      const __m256 t = _mm256_fmadd_ps(db, _mm256_cvtepi32_ps(sm[c]),
-                                       _mm256_mul_ps(d, _mm256_cvtepi32_ps(si[c])));
-      acc[c] = _mm256_fmadd_ps(t, _mm256_set1_ps(y[c][b].d), acc[c]);
-    }
+    finish_k<R, NC>(*p, y, b, si, sm, acc);
   }
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
@@ -527,45 +372,21 @@ void dispatch(int64_t k, const void* panel, const void* const* a, int n, float* 
 #endif
   }
 }
-template <int G, bool SIGNED>
+template <class R>
 struct K32 {
   template <int NC>
   struct At {
     static void run(int64_t k, const void* p, const void* const* a, float* o) {
-      kernel32<NC, G, SIGNED>(k, p, a, o);
+      kernel32<NC, R>(k, p, a, o);
     }
   };
 };
-struct KQ40 {
-  template <int NC>
-  struct At {
-    static void run(int64_t k, const void* p, const void* const* a, float* o) {
-      kernelQ40<NC>(k, p, a, o);
-    }
-  };
-};
-struct KQ6K {
-  template <int NC>
-  struct At {
-    static void run(int64_t k, const void* p, const void* const* a, float* o) {
-      kernelQ6K<NC>(k, p, a, o);
-    }
-  };
-};
-struct KQ4K {
-  template <int NC>
-  struct At {
-    static void run(int64_t k, const void* p, const void* const* a, float* o) {
-      kernelQ4K<NC>(k, p, a, o);
-    }
-  };
-};
-template <int G>
+template <class R>
 struct KK {
   template <int NC>
   struct At {
     static void run(int64_t k, const void* p, const void* const* a, float* o) {
-      kernelK<NC, G>(k, p, a, o);
+      kernelK<NC, R>(k, p, a, o);
     }
   };
 };
@@ -584,37 +405,37 @@ constexpr int64_t kKeptMin = 1;
 constexpr int64_t kKeptBytesMin = 4;
 constexpr GemmType kQ4_0{.panel_bytes = panelQ40_bytes,
                          .pack = pack_q4_0,
-                         .kernel = dispatch<KQ40::At>,
+                         .kernel = dispatch<K32<ReadQ40>::At>,
                          .cols = kCols,
                          .min_columns = 8,
                          .min_columns_kept = kKeptMin};
 constexpr GemmType kQ5_0{.panel_bytes = panel32_bytes,
                          .pack = pack_q5_0,
-                         .kernel = dispatch<K32<4, false>::At>,
+                         .kernel = dispatch<K32<Read32<4, false>>::At>,
                          .cols = kCols,
                          .min_columns = 8,
                          .min_columns_kept = kKeptBytesMin};
 constexpr GemmType kQ8_0{.panel_bytes = panel32_bytes,
                          .pack = pack_q8_0,
-                         .kernel = dispatch<K32<8, true>::At>,
+                         .kernel = dispatch<K32<Read32<8, true>>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
                          .min_columns_kept = kKeptMin};
 constexpr GemmType kQ4_K{.panel_bytes = panelQ4K_bytes,
                          .pack = pack_q4_K,
-                         .kernel = dispatch<KQ4K::At>,
+                         .kernel = dispatch<KK<ReadQ4K>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
                          .min_columns_kept = kKeptMin};
 constexpr GemmType kQ5_K{.panel_bytes = panelK_bytes,
                          .pack = pack_q5_K,
-                         .kernel = dispatch<KK<4>::At>,
+                         .kernel = dispatch<KK<ReadK>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
                          .min_columns_kept = kKeptBytesMin};
 constexpr GemmType kQ6_K{.panel_bytes = panelQ6K_bytes,
                          .pack = pack_q6_K,
-                         .kernel = dispatch<KQ6K::At>,
+                         .kernel = dispatch<KK<ReadQ6K>::At>,
                          .cols = kCols,
                          .min_columns = 16,
                          .min_columns_kept = kKeptMin};
