@@ -1,6 +1,7 @@
 #include "packed_weights.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,7 +14,7 @@
 namespace ZEN_CPU_NS::mm {
 namespace {
 
-constexpr uint64_t kAlign = 2u << 20;  // huge-page aligned: the panels stream every step
+constexpr uint64_t kHugePage = 2u << 20;
 
 enum : uint8_t { kEmpty, kPacking, kReady };
 
@@ -46,13 +47,18 @@ PackedMatrix::PackedMatrix(const GemmType& type, const zen_tensor& a, const char
       k_(a.ne[0]),
       panels_per_slice_((a.ne[1] + kPanelRows - 1) / kPanelRows),
       panel_bytes_(type.panel_bytes(a.ne[0])),
-      extent_(extent(a, *weight_type(a.type))) {
+      extent_(extent(a, *weight_type(a.type))),
+      source_(data) {
   const uint64_t panels = static_cast<uint64_t>(panels_per_slice_) * a.ne[2] * a.ne[3];
+  panels_ = panels;
   bytes_ = panels * panel_bytes_;
-  const uint64_t rounded = std::max<uint64_t>((bytes_ + kAlign - 1) / kAlign * kAlign, kAlign);
-  buf_ = static_cast<char*>(std::aligned_alloc(kAlign, rounded));
+  // Large matrices on huge pages (fewer TLB misses while they stream); small ones would waste
+  // most of their last 2 MiB page, resident once touched.
+  const bool huge = bytes_ >= 16 * kHugePage;
+  const uint64_t align = huge ? kHugePage : 64;
+  buf_ = static_cast<char*>(std::aligned_alloc(align, (bytes_ + align - 1) / align * align));
   if (!buf_) throw std::bad_alloc();
-  madvise(buf_, rounded, MADV_HUGEPAGE);  // a hint: TLB misses, not correctness
+  if (huge) madvise(buf_, (bytes_ + align - 1) / align * align, MADV_HUGEPAGE);  // a hint
   state_ = std::make_unique<std::atomic<uint8_t>[]>(panels);
   for (uint64_t i = 0; i < panels; ++i) state_[i].store(kEmpty, std::memory_order_relaxed);
   const size_t n = std::min<uint64_t>(sizeof head_, extent_);
@@ -81,10 +87,26 @@ const void* PackedMatrix::panel(int64_t slice, int64_t p, const char* rows, size
   if (st.compare_exchange_strong(expected, kPacking, std::memory_order_acquire)) {
     type_.pack(k_, rows, wrow, n_rows, out);
     st.store(kReady, std::memory_order_release);
+    if (packed_.fetch_add(1, std::memory_order_acq_rel) + 1 == panels_) release_source();
     return out;
   }
   while (st.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
   return out;
+}
+
+// Once every panel is packed, the weight's own rows are read again only where decode does not
+// take the panels (GemmType::min_columns_kept > 1). Their pages (a mapped model file's) are
+// then handed back to the kernel, so the process does not hold the weights twice. PAGEOUT
+// never changes memory's contents (anonymous memory without swap just stays); the next read
+// of a page faults it back in.
+void PackedMatrix::release_source() const {
+#ifdef MADV_PAGEOUT
+  if (type_.min_columns_kept > 1) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t begin = (reinterpret_cast<uintptr_t>(source_) + page - 1) / page * page;
+  const uint64_t end = (reinterpret_cast<uintptr_t>(source_) + extent_) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
+#endif
 }
 
 PackedMatrix* PackedWeights::find(const zen_tensor& a, const char* data) {

@@ -47,6 +47,10 @@ class PackedMatrix {
   char* buf_;
   std::unique_ptr<std::atomic<uint8_t>[]> state_;  // per panel: empty, packing, ready
   uint64_t extent_;                                // bytes from the first to the last weight
+  const char* source_;                             // the weight's first byte
+  uint64_t panels_ = 0;
+  std::atomic<uint64_t> packed_{0};  // panels ready
+  void release_source() const;
   unsigned char head_[32], tail_[32];
   uint64_t hash_ = 0;  // of every byte, for small matrices
 };
