@@ -9,11 +9,12 @@
 // the types with a 4-column dot product load each weight block once per 4 columns. With N = 1
 // (decode) the tiles are chunks of rows: the weights stream through once.
 //
-// Packed GEMM (matmul/gemm.h; the common quantized types on AVX2): with enough columns, each
-// thread repacks its tile's weight rows into panels of 8 rows once, in its share of the
-// scratch, and runs 8-row x 4-column microkernels (8 columns with AVX-512 VNNI) over every
-// column of the tile; consecutive tiles of a thread share their rows, so the rows are packed
-// once per thread, not per tile.
+// Packed GEMM (matmul/gemm.h; the common quantized types on AVX2): 8-row x 4-column
+// microkernels (8 columns with AVX-512 VNNI) over panels of 8 weight rows. A model weight's
+// panels are the device's, packed once and kept (KernelArgs::packed), and serve every column
+// count down to decode's one; another matrix's are packed, with enough columns, by each thread
+// into its share of the scratch once per row tile (consecutive tiles of a thread share their
+// rows, so once per thread).
 //
 // Reference path (float weights with strided rows, or no scratch): each output is one dot
 // product accumulated in double (products of floats are exact in double).

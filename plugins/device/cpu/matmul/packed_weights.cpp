@@ -124,10 +124,4 @@ PackedMatrix* PackedWeights::find(const zen_tensor& a, const char* data) {
   return it->second.get();
 }
 
-uint64_t PackedWeights::bytes() const {
-  uint64_t n = 0;
-  for (const auto& [key, m] : matrices_) n += m->bytes();
-  return n;
-}
-
 }  // namespace ZEN_CPU_NS::mm

@@ -29,16 +29,16 @@ class PackedMatrix {
   PackedMatrix(const PackedMatrix&) = delete;
   PackedMatrix& operator=(const PackedMatrix&) = delete;
 
-  const GemmType& type() const { return type_; }
   // Panel of rows [8 p, 8 p + 8) of matrix slice s (dims 2 and 3 flattened), packing it from
   // `rows` (wrow bytes apart; the slice's row 8 p) the first time; threads asking while
   // another packs it wait for it.
   const void* panel(int64_t slice, int64_t p, const char* rows, size_t wrow, int n_rows);
   // The bytes at `data` are still the ones packed.
   bool matches(const char* data) const;
-  uint64_t bytes() const { return bytes_; }
 
  private:
+  void release_source() const;
+
   const GemmType& type_;
   int64_t k_;
   int64_t panels_per_slice_;
@@ -50,7 +50,6 @@ class PackedMatrix {
   const char* source_;                             // the weight's first byte
   uint64_t panels_ = 0;
   std::atomic<uint64_t> packed_{0};  // panels ready
-  void release_source() const;
   unsigned char head_[32], tail_[32];
   uint64_t hash_ = 0;  // of every byte, for small matrices
 };
@@ -61,7 +60,6 @@ class PackedWeights {
   // when its type has no packed GEMM or its rows are not contiguous blocks. Called by the
   // host thread while no kernel runs.
   PackedMatrix* find(const zen_tensor& a, const char* data);
-  uint64_t bytes() const;
 
  private:
   using Key = std::tuple<const char*, uint32_t, int64_t, int64_t, int64_t, int64_t>;
