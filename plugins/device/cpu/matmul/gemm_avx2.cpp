@@ -73,7 +73,8 @@ inline void nibble_groups(const void* q, __m256i* g) {
   g[1] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
 }
 
-// 32-element formats: groups(p, g) the block's 8 groups; o(p) the offset factor, applied
+// 32-element formats: pair(p, v, g) the block's groups 2 v and 2 v + 1 (in pairs, so AVX2's 16
+// registers hold the kernel's sums); o(p) the offset factor, applied
 // through the activation block sums (none for SIGNED: Q8_0's int8 quants). G: groups summed in
 // int16 before widening (8 for quants < 16, 4 for < 32).
 template <int Groups, bool Signed>
@@ -81,8 +82,9 @@ struct Read32 {  // Panel32: Q5_0 (G = 4), Q8_0 (signed)
   using Panel = Panel32;
   static constexpr int G = Groups;
   static constexpr bool kSigned = Signed;
-  static void groups(const Panel& p, __m256i* g) {
-    for (int i = 0; i < 8; ++i) g[i] = load256(p.q[i]);
+  static void pair(const Panel& p, int v, __m256i* g) {
+    g[0] = load256(p.q[2 * v]);
+    g[1] = load256(p.q[2 * v + 1]);
   }
   static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
   static __m256 o(const Panel& p) { return _mm256_loadu_ps(p.o); }
@@ -91,22 +93,22 @@ struct ReadQ40 {
   using Panel = PanelQ40;
   static constexpr int G = 8;
   static constexpr bool kSigned = false;
-  static void groups(const Panel& p, __m256i* g) {
-    for (int v = 0; v < 4; ++v) nibble_groups(p.q[v], g + 2 * v);
-  }
+  static void pair(const Panel& p, int v, __m256i* g) { nibble_groups(p.q[v], g); }
   static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
   static __m256 o(const Panel& p) { return _mm256_mul_ps(d(p), _mm256_set1_ps(-8.0f)); }
 };
 
-// K-quants: groups(p, h, g) the 4 groups of 16-group h; scale(p, h) its scale as int32 lanes,
+// K-quants: pair(p, h, half, g) groups 4 h + 2 half and 4 h + 2 half + 1 (of 16-group h);
+// scale(p, h) its scale as int32 lanes,
 // scale_pair(p, h) as int16 pairs; bsum_coef(p, i) the coefficients of bsums 2 i and 2 i + 1;
 // d, db the factors (gemm_pack.h, PanelK). G: groups summed in int16 before madd (4 for quants
 // < 32, 2 for Q6_K's < 64); Run: 16-groups sharing a scale.
 struct ReadK {  // PanelK: Q5_K
   using Panel = PanelK;
   static constexpr int G = 4, Run = 2;
-  static void groups(const Panel& p, int h, __m256i* g) {
-    for (int j = 0; j < 4; ++j) g[j] = load256(p.q[4 * h + j]);
+  static void pair(const Panel& p, int h, int half, __m256i* g) {
+    g[0] = load256(p.q[4 * h + 2 * half]);
+    g[1] = load256(p.q[4 * h + 2 * half + 1]);
   }
   // The panel keeps each scale twice per lane; the arithmetic shift takes the upper copy.
   static __m256i scale(const Panel& p, int h) { return _mm256_srai_epi32(load256(p.sc[h]), 16); }
@@ -118,9 +120,8 @@ struct ReadK {  // PanelK: Q5_K
 struct ReadQ4K {
   using Panel = PanelQ4K;
   static constexpr int G = 4, Run = 2;
-  static void groups(const Panel& p, int h, __m256i* g) {
-    nibble_groups(p.q[2 * h], g);
-    nibble_groups(p.q[2 * h + 1], g + 2);
+  static void pair(const Panel& p, int h, int half, __m256i* g) {
+    nibble_groups(p.q[2 * h + half], g);
   }
   static __m256i scale(const Panel& p, int h) { return u8_lanes(p.sm[h / 2]); }
   static __m256i scale_pair(const Panel& p, int h) {
@@ -137,17 +138,17 @@ struct ReadQ4K {
 struct ReadQ6K {
   using Panel = PanelQ6K;
   static constexpr int G = 2, Run = 1;
-  // 6-bit quants from the nibbles of ql[2 h], ql[2 h + 1] and the bit pairs of qh[h]; 16-bit
-  // shifts, the bits that cross into a neighbouring byte masked off.
-  static void groups(const Panel& p, int h, __m256i* g) {
+  // 6-bit quants from the nibbles of ql[2 h + half] and bit pairs 2 half, 2 half + 1 of qh[h]
+  // (bits 2 j of a byte: group 4 h + j); 16-bit shifts, the bits that cross into a
+  // neighbouring byte masked off.
+  static void pair(const Panel& p, int h, int half, __m256i* g) {
     const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x30);
-    const __m256i l0 = load256(p.ql[2 * h]), l1 = load256(p.ql[2 * h + 1]), q = load256(p.qh[h]);
-    g[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(q, 4), m2));
-    g[1] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                           _mm256_and_si256(_mm256_slli_epi16(q, 2), m2));
-    g[2] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(q, m2));
-    g[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                           _mm256_and_si256(_mm256_srli_epi16(q, 2), m2));
+    const __m256i l = load256(p.ql[2 * h + half]), q = load256(p.qh[h]);
+    const __m256i hi0 = half ? q : _mm256_slli_epi16(q, 4);
+    const __m256i hi1 = half ? _mm256_srli_epi16(q, 2) : _mm256_slli_epi16(q, 2);
+    g[0] = _mm256_or_si256(_mm256_and_si256(l, m4), _mm256_and_si256(hi0, m2));
+    g[1] =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), _mm256_and_si256(hi1, m2));
   }
   static __m256i scale(const Panel& p, int h) { return i8_lanes(p.sc[h]); }
   static __m256i scale_pair(const Panel& p, int h) { return int16_pairs(scale(p, h), scale(p, h)); }
@@ -200,19 +201,19 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
     prefetch_ahead(p);
-    __m256i s32[NC], g[8];
+    __m256i s32[NC];
     for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
-    R::groups(*p, g);
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-      if constexpr (R::kSigned) {  // Q8_0: |w| times the activations with w's sign
-        const __m256i aw = _mm256_sign_epi8(g[i], g[i]);
-        for (int c = 0; c < NC; ++c)
-          s32[c] = _mm256_dpbusd_epi32(s32[c], aw,
-                                       _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * i), g[i]));
-      } else {
-        for (int c = 0; c < NC; ++c)
-          s32[c] = _mm256_dpbusd_epi32(s32[c], g[i], broadcast4(y[c][b].qs + 4 * i));
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      __m256i g[2];
+      R::pair(*p, v, g);
+      for (int i = 0; i < 2; ++i) {
+        // Q8_0: |w| times the activations with w's sign
+        const __m256i w = R::kSigned ? _mm256_sign_epi8(g[i], g[i]) : g[i];
+        for (int c = 0; c < NC; ++c) {
+          const __m256i yv = broadcast4(y[c][b].qs + 8 * v + 4 * i);
+          s32[c] = _mm256_dpbusd_epi32(s32[c], w, R::kSigned ? _mm256_sign_epi8(yv, g[i]) : yv);
+        }
       }
     }
     finish32<R, NC>(*p, y, b, s32, acc);
@@ -238,13 +239,15 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
       const __m256i sc = R::scale(*p, h0);
       __m256i t[NC];
       for (int c = 0; c < NC; ++c) t[c] = _mm256_setzero_si256();
-      for (int h = h0; h < h0 + R::Run; ++h) {
-        __m256i g[4];
-        R::groups(*p, h, g);
-        for (int j = 0; j < 4; ++j)
-          for (int c = 0; c < NC; ++c)
-            t[c] = _mm256_dpbusd_epi32(t[c], g[j], broadcast4(y[c][b].qs + 16 * h + 4 * j));
-      }
+      for (int h = h0; h < h0 + R::Run; ++h)
+        for (int half = 0; half < 2; ++half) {
+          __m256i g[2];
+          R::pair(*p, h, half, g);
+          for (int i = 0; i < 2; ++i)
+            for (int c = 0; c < NC; ++c)
+              t[c] = _mm256_dpbusd_epi32(t[c], g[i],
+                                         broadcast4(y[c][b].qs + 16 * h + 8 * half + 4 * i));
+        }
       for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_mullo_epi32(t[c], sc));
     }
     for (int i = 0; i < 8; ++i) {
@@ -257,13 +260,11 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
 }
 #else
-// s16[c] += maddubs(groups g[0 .. n), column c's groups yq[c] + 4 i broadcast): int16 lanes;
-// n is small enough not to saturate (see above).
-template <int NC>
-inline void add_group_sums(const __m256i* g, int n, const int8_t* const* yq, __m256i* s16) {
-  for (int i = 0; i < n; ++i)
-    for (int c = 0; c < NC; ++c)
-      s16[c] = _mm256_add_epi16(s16[c], _mm256_maddubs_epi16(g[i], broadcast4(yq[c] + 4 * i)));
+// s16 += maddubs(g[0], yq[0..3] broadcast) + maddubs(g[1], yq[4..7] broadcast): int16 lanes,
+// small enough not to saturate over R::G groups (see above).
+inline void add_pair_sums(const __m256i* g, const int8_t* yq, __m256i& s16) {
+  s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(g[0], broadcast4(yq)));
+  s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(g[1], broadcast4(yq + 4)));
 }
 
 template <int NC, class R>
@@ -276,28 +277,27 @@ void kernel32(int64_t k, const void* panel, const void* const* a, float* out) {
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
     prefetch_ahead(p);
-    __m256i s32[NC], g[8];
-    for (int c = 0; c < NC; ++c) s32[c] = _mm256_setzero_si256();
-    R::groups(*p, g);
-    if constexpr (R::kSigned) {  // Q8_0: the sign trick, every group widened
-      for (int i = 0; i < 8; ++i) {
-        const __m256i aw = _mm256_sign_epi8(g[i], g[i]);
-        for (int c = 0; c < NC; ++c) {
-          const __m256i yv = _mm256_sign_epi8(broadcast4(y[c][b].qs + 4 * i), g[i]);
-          s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(_mm256_maddubs_epi16(aw, yv), ones));
+    __m256i s32[NC], s16[NC];
+    for (int c = 0; c < NC; ++c) s32[c] = s16[c] = _mm256_setzero_si256();
+    for (int v = 0; v < 4; ++v) {
+      __m256i g[2];
+      R::pair(*p, v, g);
+      if constexpr (R::kSigned) {  // Q8_0: the sign trick, every group widened
+        for (int i = 0; i < 2; ++i) {
+          const __m256i aw = _mm256_sign_epi8(g[i], g[i]);
+          for (int c = 0; c < NC; ++c) {
+            const __m256i yv = _mm256_sign_epi8(broadcast4(y[c][b].qs + 8 * v + 4 * i), g[i]);
+            s32[c] =
+                _mm256_add_epi32(s32[c], _mm256_madd_epi16(_mm256_maddubs_epi16(aw, yv), ones));
+          }
         }
-      }
-    } else {
-      for (int i0 = 0; i0 < 8; i0 += R::G) {
-        __m256i s16[NC];
-        const int8_t* yq[NC];
-        for (int c = 0; c < NC; ++c) {
-          s16[c] = _mm256_setzero_si256();
-          yq[c] = y[c][b].qs + 4 * i0;
-        }
-        add_group_sums<NC>(g + i0, R::G, yq, s16);
-        for (int c = 0; c < NC; ++c)
-          s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
+      } else {  // R::G groups in int16, then widened
+        for (int c = 0; c < NC; ++c) add_pair_sums(g, y[c][b].qs + 8 * v, s16[c]);
+        if ((2 * v + 2) % R::G == 0)
+          for (int c = 0; c < NC; ++c) {
+            s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
+            s16[c] = _mm256_setzero_si256();
+          }
       }
     }
     finish32<R, NC>(*p, y, b, s32, acc);
@@ -320,17 +320,17 @@ void kernelK(int64_t k, const void* panel, const void* const* a, float* out) {
     for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
     for (int h = 0; h < 16; ++h) {
       const __m256i sc = R::scale_pair(*p, h);
-      __m256i g[4];
-      R::groups(*p, h, g);
-      for (int j0 = 0; j0 < 4; j0 += R::G) {
-        __m256i s16[NC];
-        const int8_t* yq[NC];
-        for (int c = 0; c < NC; ++c) {
-          s16[c] = _mm256_setzero_si256();
-          yq[c] = y[c][b].qs + 16 * h + 4 * j0;
-        }
-        add_group_sums<NC>(g + j0, R::G, yq, s16);
-        for (int c = 0; c < NC; ++c) si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
+      __m256i s16[NC];
+      for (int c = 0; c < NC; ++c) s16[c] = _mm256_setzero_si256();
+      for (int half = 0; half < 2; ++half) {
+        __m256i g[2];
+        R::pair(*p, h, half, g);
+        for (int c = 0; c < NC; ++c) add_pair_sums(g, y[c][b].qs + 16 * h + 8 * half, s16[c]);
+        if ((2 * half + 2) % R::G == 0)
+          for (int c = 0; c < NC; ++c) {
+            si[c] = _mm256_add_epi32(si[c], _mm256_madd_epi16(s16[c], sc));
+            s16[c] = _mm256_setzero_si256();
+          }
       }
     }
     for (int i = 0; i < 8; ++i) {
