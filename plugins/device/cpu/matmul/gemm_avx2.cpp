@@ -5,8 +5,8 @@
 // one maddubs. Unsigned quants below 16 (32, 64) allow 8 (4, 2) groups to add up in int16
 // before madd widens them: 2 * 15 * 127 * 8 = 30480 <= 32767, likewise 2 * 31 * 127 * 4 and
 // 2 * 63 * 127 * 2. Q8_0's signed quants go through the sign trick and widen every group.
-// Registers: NC float accumulators, NC int16 and NC int32 partial sums, the weight vector and
-// a constant: at most 14 of the 16.
+// Registers (AVX2, NC = 4): NC float accumulators, NC int16 and NC int32 partial sums, one
+// pair of weight vectors (panel readers hand groups out in pairs), a scale and a mask: 16.
 #include "gemm.h"
 
 #include <cstring>
