@@ -77,11 +77,10 @@ inline void nibble_groups(const void* q, __m256i* g) {
 // registers hold the kernel's sums); o(p) the offset factor, applied
 // through the activation block sums (none for SIGNED: Q8_0's int8 quants). G: groups summed in
 // int16 before widening (8 for quants < 16, 4 for < 32).
-template <int Groups, bool Signed>
-struct Read32 {  // Panel32: Q5_0 (G = 4), Q8_0 (signed)
+struct ReadQ80 {  // Panel32: Q8_0's int8 quants as they are
   using Panel = Panel32;
-  static constexpr int G = Groups;
-  static constexpr bool kSigned = Signed;
+  static constexpr int G = 8;  // unused: signed quants widen every group
+  static constexpr bool kSigned = true;
   static void pair(const Panel& p, int v, __m256i* g) {
     g[0] = load256(p.q[2 * v]);
     g[1] = load256(p.q[2 * v + 1]);
@@ -89,13 +88,27 @@ struct Read32 {  // Panel32: Q5_0 (G = 4), Q8_0 (signed)
   static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
   static __m256 o(const Panel& p) { return _mm256_loadu_ps(p.o); }
 };
-struct ReadQ40 {
-  using Panel = PanelQ40;
-  static constexpr int G = 8;
+// Bit 4 of each byte of x: bit j of the byte of `plane` (a nibble panel's 5th bits, hb).
+inline __m256i fifth_bits(__m256i plane, int j) {
+  const __m256i t = j <= 4 ? _mm256_slli_epi16(plane, 4 - j) : _mm256_srli_epi16(plane, j - 4);
+  return _mm256_and_si256(t, _mm256_set1_epi8(0x10));
+}
+template <class P, bool Q5>
+struct ReadNib32 {  // PanelQ40 (Q4_0), PanelQ50 (Q5_0)
+  using Panel = P;
+  static constexpr int G = Q5 ? 4 : 8;
   static constexpr bool kSigned = false;
-  static void pair(const Panel& p, int v, __m256i* g) { nibble_groups(p.q[v], g); }
+  static void pair(const Panel& p, int v, __m256i* g) {
+    nibble_groups(p.q[v], g);
+    if constexpr (Q5) {
+      const __m256i h = load256(p.hb);
+      for (int i = 0; i < 2; ++i) g[i] = _mm256_or_si256(g[i], fifth_bits(h, 2 * v + i));
+    }
+  }
   static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
-  static __m256 o(const Panel& p) { return _mm256_mul_ps(d(p), _mm256_set1_ps(-8.0f)); }
+  static __m256 o(const Panel& p) {
+    return _mm256_mul_ps(d(p), _mm256_set1_ps(Q5 ? -16.0f : -8.0f));
+  }
 };
 
 // K-quants: pair(p, h, half, g) groups 4 h + 2 half and 4 h + 2 half + 1 (of 16-group h);
@@ -103,25 +116,17 @@ struct ReadQ40 {
 // scale_pair(p, h) as int16 pairs; bsum_coef(p, i) the coefficients of bsums 2 i and 2 i + 1;
 // d, db the factors (gemm_pack.h, PanelK). G: groups summed in int16 before madd (4 for quants
 // < 32, 2 for Q6_K's < 64); Run: 16-groups sharing a scale.
-struct ReadK {  // PanelK: Q5_K
-  using Panel = PanelK;
-  static constexpr int G = 4, Run = 2;
-  static void pair(const Panel& p, int h, int half, __m256i* g) {
-    g[0] = load256(p.q[4 * h + 2 * half]);
-    g[1] = load256(p.q[4 * h + 2 * half + 1]);
-  }
-  // The panel keeps each scale twice per lane; the arithmetic shift takes the upper copy.
-  static __m256i scale(const Panel& p, int h) { return _mm256_srai_epi32(load256(p.sc[h]), 16); }
-  static __m256i scale_pair(const Panel& p, int h) { return load256(p.sc[h]); }
-  static __m256i bsum_coef(const Panel& p, int i) { return load256(p.bc[i]); }
-  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
-  static __m256 db(const Panel& p) { return _mm256_loadu_ps(p.db); }
-};
-struct ReadQ4K {
-  using Panel = PanelQ4K;
+template <class P, bool Q5>
+struct ReadNibK {  // PanelQ4K (Q4_K), PanelQ5K (Q5_K)
+  using Panel = P;
   static constexpr int G = 4, Run = 2;
   static void pair(const Panel& p, int h, int half, __m256i* g) {
     nibble_groups(p.q[2 * h + half], g);
+    if constexpr (Q5) {
+      const __m256i b = load256(p.hb[h / 2]);
+      for (int i = 0; i < 2; ++i)
+        g[i] = _mm256_or_si256(g[i], fifth_bits(b, 4 * (h % 2) + 2 * half + i));
+    }
   }
   static __m256i scale(const Panel& p, int h) { return u8_lanes(p.sm[h / 2]); }
   static __m256i scale_pair(const Panel& p, int h) {
@@ -397,42 +402,40 @@ struct KK {
 // 81 ms on the 151936-row head once the packers prefetch).
 constexpr int64_t kKMin = ZEN_GEMM_VNNI ? 8 : 16;
 constexpr int kCols = ZEN_GEMM_VNNI ? 8 : 4;
-// Kept panels as compact as the file (Q4_0, Q4_K, Q6_K; Q8_0's 18 % more) serve decode too,
-// faster than the 8-row dot products (one sequential stream, the scaling shared by 8 rows;
-// Qwen3-0.6B-shape Q4_K_M tg64 72 -> 87 t/s, batches of 2 and 4 1.7x and 1.4x). Q5_0's and
-// Q5_K's panels hold a byte per quant, twice the file: decode reads the file's rows instead.
+// Kept panels, as compact as the file (Q8_0's 18 % more), serve decode too, faster than the
+// 8-row dot products (one sequential stream, the scaling shared by 8 rows; Qwen3-0.6B-shape
+// Q4_K_M tg64 72 -> 87 t/s, batches of 2 and 4 1.7x and 1.4x).
 constexpr int64_t kKeptMin = 1;
-constexpr int64_t kKeptBytesMin = 4;
 constexpr GemmType kQ4_0{.panel_bytes = panelQ40_bytes,
                          .pack = pack_q4_0,
-                         .kernel = dispatch<K32<ReadQ40>::At>,
+                         .kernel = dispatch<K32<ReadNib32<PanelQ40, false>>::At>,
                          .cols = kCols,
                          .min_columns = 8,
                          .min_columns_kept = kKeptMin};
-constexpr GemmType kQ5_0{.panel_bytes = panel32_bytes,
+constexpr GemmType kQ5_0{.panel_bytes = panelQ50_bytes,
                          .pack = pack_q5_0,
-                         .kernel = dispatch<K32<Read32<4, false>>::At>,
+                         .kernel = dispatch<K32<ReadNib32<PanelQ50, true>>::At>,
                          .cols = kCols,
                          .min_columns = 8,
-                         .min_columns_kept = kKeptBytesMin};
+                         .min_columns_kept = kKeptMin};
 constexpr GemmType kQ8_0{.panel_bytes = panel32_bytes,
                          .pack = pack_q8_0,
-                         .kernel = dispatch<K32<Read32<8, true>>::At>,
+                         .kernel = dispatch<K32<ReadQ80>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
                          .min_columns_kept = kKeptMin};
 constexpr GemmType kQ4_K{.panel_bytes = panelQ4K_bytes,
                          .pack = pack_q4_K,
-                         .kernel = dispatch<KK<ReadQ4K>::At>,
+                         .kernel = dispatch<KK<ReadNibK<PanelQ4K, false>>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
                          .min_columns_kept = kKeptMin};
-constexpr GemmType kQ5_K{.panel_bytes = panelK_bytes,
+constexpr GemmType kQ5_K{.panel_bytes = panelQ5K_bytes,
                          .pack = pack_q5_K,
-                         .kernel = dispatch<KK<ReadK>::At>,
+                         .kernel = dispatch<KK<ReadNibK<PanelQ5K, true>>::At>,
                          .cols = kCols,
                          .min_columns = kKMin,
-                         .min_columns_kept = kKeptBytesMin};
+                         .min_columns_kept = kKeptMin};
 constexpr GemmType kQ6_K{.panel_bytes = panelQ6K_bytes,
                          .pack = pack_q6_K,
                          .kernel = dispatch<KK<ReadQ6K>::At>,

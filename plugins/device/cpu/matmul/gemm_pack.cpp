@@ -95,100 +95,6 @@ struct BlockK {
   float d, db;
 };
 
-// Row r's scales and factors of one super-block into the panel.
-void put_scales(PanelK& p, int r, const BlockK& v) {
-  for (int h = 0; h < 16; ++h) p.sc[h][r][0] = p.sc[h][r][1] = v.sc[h];
-  for (int i = 0; i < 8; ++i) {
-    p.bc[i][r][0] = v.bc[2 * i];
-    p.bc[i][r][1] = v.bc[2 * i + 1];
-  }
-  p.d[r] = v.d;
-  p.db[r] = v.db;
-}
-
-#if defined(__AVX2__)
-// The 16 scale bytes of each of 8 rows (in[r]) to the panel's scale lanes, one int32 lane per
-// row: a byte transpose in registers, where writing each row's 48 int16 one by one was a fifth
-// of the packing. Q5_K's 8 scales then 8 mins (16-groups 2j and 2j + 1: scale j; bsum pair j:
-// min j twice).
-void put_scales8(PanelK& p, const __m128i* in) {
-  __m128i a[8], b[8];
-  for (int i = 0; i < 4; ++i) {  // rows 2i, 2i + 1 interleaved: bytes 0..7, then 8..15
-    a[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
-    a[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i)  // 4 rows per 32-bit group: bytes 4q .. 4q + 3 in b[4i + q]
-    for (int h = 0; h < 2; ++h) {
-      b[4 * i + 2 * h] = _mm_unpacklo_epi16(a[4 * i + h], a[4 * i + 2 + h]);
-      b[4 * i + 2 * h + 1] = _mm_unpackhi_epi16(a[4 * i + h], a[4 * i + 2 + h]);
-    }
-  __m256i v[16];  // v[j]: byte j of rows 0..7, widened to int32
-  for (int q = 0; q < 4; ++q) {
-    const __m128i lo = _mm_unpacklo_epi32(b[q], b[4 + q]), hi = _mm_unpackhi_epi32(b[q], b[4 + q]);
-    const __m128i t[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-    for (int e = 0; e < 4; ++e) v[4 * q + e] = _mm256_cvtepu8_epi32(t[e]);
-  }
-  const __m256i low = _mm256_set1_epi32(0xffff);
-  const auto pair = [&](__m256i x, __m256i y) {  // int16 x in the low half, y in the high
-    return _mm256_or_si256(_mm256_and_si256(x, low), _mm256_slli_epi32(y, 16));
-  };
-  const auto store = [](void* dst, __m256i x) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), x);
-  };
-  for (int j = 0; j < 8; ++j) {
-    const __m256i sc = pair(v[j], v[j]);
-    store(p.sc[2 * j], sc);
-    store(p.sc[2 * j + 1], sc);
-    store(p.bc[j], pair(v[8 + j], v[8 + j]));
-  }
-}
-#endif
-
-// D: the format's decoder: scales(x, v) fills v's scales and factors, quants(x, v) its 256
-// quants, and (AVX2) vquants(x, q) the same as 8 vectors of 32.
-template <class D, class Block>
-void packK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  PanelK* p = static_cast<PanelK*>(panel);
-  const int64_t nb = k / QK_K;
-#if defined(__AVX2__)
-  if (rows == kPanelRows) {  // whole panels: each sub-block of 32 transposed in registers
-    const Block* x[kPanelRows];
-    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
-    for (int64_t b = 0; b < nb; ++b) {
-      prefetch_next_rows<Block>(w, wrow, b);
-      __m256i q[8][kPanelRows];  // sub-block s of row r
-      __m128i sb[kPanelRows];
-      for (int r = 0; r < kPanelRows; ++r) {
-        sb[r] = D::scale_bytes(x[r][b]);
-        D::factors(x[r][b], p[b].d[r], p[b].db[r]);
-        __m256i rq[8];
-        D::vquants(x[r][b], rq);
-        for (int sb = 0; sb < 8; ++sb) q[sb][r] = rq[sb];
-      }
-      put_scales8(p[b], sb);
-      for (int sb = 0; sb < 8; ++sb) {
-        __m256i groups[8];
-        transpose8x8(q[sb], groups);
-        for (int g = 0; g < 8; ++g)
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[8 * sb + g]), groups[g]);
-      }
-    }
-    return;
-  }
-#endif
-  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelK));
-  BlockK v;
-  for (int r = 0; r < rows; ++r) {
-    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
-    for (int64_t b = 0; b < nb; ++b) {
-      D::scales(x[b], v);
-      D::quants(x[b], v);
-      for (int g = 0; g < 64; ++g) std::memcpy(p[b].q[g][r], v.q + 4 * g, 4);
-      put_scales(p[b], r, v);
-    }
-  }
-}
-
 // Q4_K and Q5_K: 64 elements per 32 bytes, low nibbles = sub-block 2j, high = 2j + 1 (Q5_K:
 // bits 2j and 2j + 1 of qh's byte l as bit 4 of element l).
 template <bool Q5, class Block>
@@ -257,62 +163,96 @@ struct DecodeQ6K {
 
 }  // namespace
 
-// Q4_0 into PanelQ40: Panel32's groups 2 v and 2 v + 1 as the nibbles of vector v.
-void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  PanelQ40* p = static_cast<PanelQ40*>(panel);
+#if defined(__AVX2__)
+// Nibble panels' vectors from one 32-element block's 8 groups (transposed, quants < 32):
+// groups 2 v and 2 v + 1 as the low and high nibbles of q[v], and (Q5) bit 4 of group j as
+// bit j of hb. 16-bit shifts: the masked values stay inside their byte.
+template <bool Q5>
+void store_nibbles(const __m256i* g, void* q, void* hb) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m1 = _mm256_set1_epi8(0x01);
+  for (int v = 0; v < 4; ++v)
+    _mm256_storeu_si256(static_cast<__m256i*>(q) + v,
+                        _mm256_or_si256(_mm256_and_si256(g[2 * v], m4),
+                                        _mm256_slli_epi16(_mm256_and_si256(g[2 * v + 1], m4), 4)));
+  if constexpr (Q5) {
+    __m256i h = _mm256_setzero_si256();
+    for (int j = 0; j < 8; ++j)
+      h = _mm256_or_si256(h,
+                          _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(g[j], 4), m1), j));
+    _mm256_storeu_si256(static_cast<__m256i*>(hb), h);
+  }
+}
+#endif
+
+// Row r's 32 quants q (one 32-element block) into a nibble panel's lane, as store_nibbles.
+template <bool Q5>
+void put_nibbles(const uint8_t* q, int r, uint8_t (*nib)[kPanelRows][4],
+                 [[maybe_unused]] uint8_t (*hb)[4]) {
+  for (int v = 0; v < 4; ++v)
+    for (int e = 0; e < 4; ++e)
+      nib[v][r][e] = static_cast<uint8_t>((q[8 * v + e] & 0xF) | (q[8 * v + 4 + e] & 0xF) << 4);
+  if constexpr (Q5)
+    for (int e = 0; e < 4; ++e) {
+      int bits = 0;
+      for (int j = 0; j < 8; ++j) bits |= (q[4 * j + e] >> 4) << j;
+      hb[r][e] = static_cast<uint8_t>(bits);
+    }
+}
+
+// Q4_0 into PanelQ40 and Q5_0 into PanelQ50.
+template <bool Q5, class Block, class Panel>
+void pack_nib32(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  Panel* p = static_cast<Panel*>(panel);
   const int64_t nb = k / 32;
+  [[maybe_unused]] const auto hb = [&](int64_t b) {
+    if constexpr (Q5)
+      return p[b].hb;
+    else
+      return static_cast<uint8_t(*)[4]>(nullptr);
+  };
 #if defined(__AVX2__)
   if (rows == kPanelRows) {
-    const block_q4_0* x[kPanelRows];
-    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q4_0*>(w + r * wrow);
+    const Block* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
     for (int64_t b = 0; b < nb; ++b) {
-      prefetch_next_rows<block_q4_0>(w, wrow, b);
+      prefetch_next_rows<Block>(w, wrow, b);
       __m256i rowq[kPanelRows], g[8];
       for (int r = 0; r < kPanelRows; ++r) {
-        rowq[r] = unpack_nibbles(x[r][b].qs);
+        if constexpr (Q5)
+          rowq[r] = unpack_q5(x[r][b].qs, x[r][b].qh);
+        else
+          rowq[r] = unpack_nibbles(x[r][b].qs);
         p[b].d[r] = f16_to_f32(x[r][b].d);
       }
       transpose8x8(rowq, g);
-      for (int v = 0; v < 4; ++v)  // quants < 16: the 16-bit shift stays inside each byte
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[v]),
-                            _mm256_or_si256(g[2 * v], _mm256_slli_epi16(g[2 * v + 1], 4)));
+      store_nibbles<Q5>(g, p[b].q, hb(b));
     }
     return;
   }
 #endif
-  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelQ40));
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(Panel));
   for (int r = 0; r < rows; ++r) {
-    const block_q4_0* x = reinterpret_cast<const block_q4_0*>(w + r * wrow);
+    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
     for (int64_t b = 0; b < nb; ++b) {
       uint8_t q[32];
+      uint32_t qh = 0;
+      if constexpr (Q5) std::memcpy(&qh, x[b].qh, 4);
       for (int j = 0; j < 16; ++j) {
-        q[j] = x[b].qs[j] & 0xF;
-        q[j + 16] = x[b].qs[j] >> 4;
+        q[j] = static_cast<uint8_t>((x[b].qs[j] & 0xF) | (((qh >> j) & 1) << 4));
+        q[j + 16] = static_cast<uint8_t>((x[b].qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
       }
-      for (int v = 0; v < 4; ++v)
-        for (int e = 0; e < 4; ++e)
-          p[b].q[v][r][e] = static_cast<uint8_t>(q[8 * v + e] | q[8 * v + 4 + e] << 4);
+      put_nibbles<Q5>(q, r, p[b].q, hb(b));
       p[b].d[r] = f16_to_f32(x[b].d);
     }
   }
 }
 
+void pack_q4_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack_nib32<false, block_q4_0, PanelQ40>(k, w, wrow, rows, panel);
+}
+
 void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-#if defined(__AVX2__)
-  if (rows == kPanelRows)
-    return pack32_rows8<block_q5_0>(k, w, wrow, panel, -16.0f,
-                                    [](const block_q5_0& x) { return unpack_q5(x.qs, x.qh); });
-#endif
-  pack32<block_q5_0>(k, w, wrow, rows, panel, [](const block_q5_0& x, Block32& v) {
-    uint32_t qh;
-    std::memcpy(&qh, x.qh, 4);
-    for (int j = 0; j < 16; ++j) {
-      v.q[j] = static_cast<uint8_t>((x.qs[j] & 0xF) | (((qh >> j) & 1) << 4));
-      v.q[j + 16] = static_cast<uint8_t>((x.qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
-    }
-    v.d = f16_to_f32(x.d);
-    v.o = -16.0f * v.d;
-  });
+  pack_nib32<true, block_q5_0, PanelQ50>(k, w, wrow, rows, panel);
 }
 
 void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
@@ -329,18 +269,25 @@ void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   });
 }
 
-// Q4_K into PanelQ4K: PanelK's groups 2 v and 2 v + 1 share vector v as low and high nibbles,
-// and the scales and mins stay bytes.
-void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  using D = DecodeQ45K<false, block_q4_K>;
-  PanelQ4K* p = static_cast<PanelQ4K*>(panel);
+// Q4_K into PanelQ4K and Q5_K into PanelQ5K: each sub-block of 32 as a 32-element block's
+// nibbles (store_nibbles), the scales and mins as bytes.
+template <bool Q5, class Block, class Panel>
+void pack_nibK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  using D = DecodeQ45K<Q5, Block>;
+  Panel* p = static_cast<Panel*>(panel);
   const int64_t nb = k / QK_K;
+  [[maybe_unused]] const auto hb = [&](int64_t b, int s) {
+    if constexpr (Q5)
+      return p[b].hb + s;
+    else
+      return static_cast<uint8_t(*)[kPanelRows][4]>(nullptr);
+  };
 #if defined(__AVX2__)
   if (rows == kPanelRows) {
-    const block_q4_K* x[kPanelRows];
-    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q4_K*>(w + r * wrow);
+    const Block* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
     for (int64_t b = 0; b < nb; ++b) {
-      prefetch_next_rows<block_q4_K>(w, wrow, b);
+      prefetch_next_rows<Block>(w, wrow, b);
       __m256i q[8][kPanelRows];  // sub-block s of row r
       alignas(16) uint8_t sm[kPanelRows][16];
       for (int r = 0; r < kPanelRows; ++r) {
@@ -355,25 +302,21 @@ void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
       for (int s = 0; s < 8; ++s) {
         __m256i groups[8];
         transpose8x8(q[s], groups);
-        for (int v = 0; v < 4; ++v)  // quants < 16: the 16-bit shift stays inside each byte
-          _mm256_storeu_si256(
-              reinterpret_cast<__m256i*>(p[b].q[4 * s + v]),
-              _mm256_or_si256(groups[2 * v], _mm256_slli_epi16(groups[2 * v + 1], 4)));
+        store_nibbles<Q5>(groups, p[b].q[4 * s], hb(b, s));
       }
     }
     return;
   }
 #endif
-  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(PanelQ4K));
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(Panel));
   BlockK v;
   for (int r = 0; r < rows; ++r) {
-    const block_q4_K* x = reinterpret_cast<const block_q4_K*>(w + r * wrow);
+    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
     for (int64_t b = 0; b < nb; ++b) {
       D::scales(x[b], v);
       D::quants(x[b], v);
-      for (int i = 0; i < 32; ++i)
-        for (int e = 0; e < 4; ++e)
-          p[b].q[i][r][e] = static_cast<uint8_t>(v.q[8 * i + e] | v.q[8 * i + 4 + e] << 4);
+      for (int s = 0; s < 8; ++s)
+        put_nibbles<Q5>(v.q + 32 * s, r, p[b].q + 4 * s, Q5 ? *hb(b, s) : nullptr);
       for (int j = 0; j < 8; ++j) {
         p[b].sm[j][r] = static_cast<uint8_t>(v.sc[2 * j]);
         p[b].sm[8 + j][r] = static_cast<uint8_t>(v.bc[2 * j]);
@@ -384,11 +327,15 @@ void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   }
 }
 
-void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
-  packK<DecodeQ45K<true, block_q5_K>, block_q5_K>(k, w, wrow, rows, panel);
+void pack_q4_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack_nibK<false, block_q4_K, PanelQ4K>(k, w, wrow, rows, panel);
 }
 
-// Q6_K into PanelQ6K: PanelK's 6-bit groups split into nibble pairs and 2-bit quarters.
+void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  pack_nibK<true, block_q5_K, PanelQ5K>(k, w, wrow, rows, panel);
+}
+
+// Q6_K into PanelQ6K: the 6-bit groups split into nibble pairs and 2-bit quarters.
 void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   using D = DecodeQ6K;
   PanelQ6K* p = static_cast<PanelQ6K*>(panel);

@@ -9,45 +9,44 @@
 
 namespace ZEN_CPU_NS::mm {
 
-// One 32-element block of 8 rows (Q5_0, Q8_0; Q4_0's PanelQ40 holds the same in fewer bytes). Row
-// r's weight j is d[r] * q + (offset), where the offset (-8 d for Q4_0, -16 d for Q5_0, none for
-// Q8_0) is applied through the activation block's s = d_y * sum(q_y): o[r] = -8 d[r] or -16 d[r].
-struct Panel32 {
-  uint8_t q[8][kPanelRows][4];  // group g (elements 4g .. 4g + 3) of each row; Q8_0: int8
+// A panel holds 8 weight rows. The kernels read it as 4-element groups: group g is elements
+// 4 g .. 4 g + 3 of each of the 8 rows, one row per 32-bit lane of a 32-byte vector, so one
+// broadcast 4-byte activation group meets 8 rows in one maddubs / vpdpbusd. Q8_0 stores the
+// groups as they are; the other layouts keep the file's bits (a kept panel then costs about
+// the file's memory and bandwidth: packed_weights.h) and the kernels unpack them in registers:
+// vector v of a nibble panel holds group 2 v in its low nibbles and 2 v + 1 in its high ones
+// (byte i of row r's lane: elements 8 v + i and 8 v + 4 + i), one AND and one shift apart.
+
+// 32-element formats. Row r's weight j of a block is d[r] * q + o[r] / (the offset), the
+// offset (-8 d for Q4_0, -16 d for Q5_0, none for Q8_0) applied through the activation block's
+// s = d_y * sum(q_y).
+struct Panel32 {                // Q8_0: int8 quants, no offset
+  uint8_t q[8][kPanelRows][4];  // group g of each row
   float d[kPanelRows];
   float o[kPanelRows];
 };
 static_assert(sizeof(Panel32) == 320);
-
-// Q4_0's panel keeps the nibbles (160 bytes per 8 x 32 weights, the file's 144 and 16): q as
-// PanelQ4K's (vector v: groups 2 v and 2 v + 1), o = -8 d.
-struct PanelQ40 {
+struct PanelQ40 {  // 160 bytes per 8 x 32 weights (the file's 144); o = -8 d
   uint8_t q[4][kPanelRows][4];
   float d[kPanelRows];
 };
 static_assert(sizeof(PanelQ40) == 160);
+// The nibbles plus the 5th bits: bit j of byte e of row r's lane in hb is bit 4 of group j's
+// element e. 192 bytes (the file's 176); o = -16 d.
+struct PanelQ50 {
+  uint8_t q[4][kPanelRows][4];
+  uint8_t hb[kPanelRows][4];
+  float d[kPanelRows];
+};
+static_assert(sizeof(PanelQ50) == 192);
 
-// One 256-element super-block of 8 rows (Q5_K; Q4_K and Q6_K's panels below hold the same
-// values in fewer bytes): row r's dot product with a Q8_K
-// activation block y is
-//   y.d * (d[r] * sum_h sc[h][r] * (sum over 16-group h of q * y.qs)
+// 256-element super-blocks (Q4_K, Q5_K, Q6_K): row r's dot product with a Q8_K activation
+// block y is
+//   y.d * (d[r] * sum_h sc_h[r] * (sum over 16-group h of q * y.qs)
 //          + db[r] * sum_g coef_g[r] * y.bsums[g])
 // with q unsigned (Q4_K/Q5_K: the quant; Q6_K: the quant before its -32), coef the mins
-// (db = -dmin) or Q6_K's scales (db = -32 d).
-struct PanelK {
-  uint8_t q[64][kPanelRows][4];   // group g (elements 4g .. 4g + 3) of each row
-  int16_t sc[16][kPanelRows][2];  // scale of 16-group h, twice: madd multiplies int16 pairs
-  int16_t bc[8][kPanelRows][2];   // coefficients of bsums 2i and 2i + 1
-  float d[kPanelRows];
-  float db[kPanelRows];
-};
-static_assert(sizeof(PanelK) == 2880);
-
-// Q4_K's panel keeps the nibbles (1216 bytes per 8 x 256 weights, 5.6 % over the file's
-// blocks), so a panel kept for the life of a weight (packed_weights.h) costs about the file's
-// memory and bandwidth, not PanelK's 2.5x. Byte i of row r's lane in q[v] holds element
-// 8 v + i of the row in its low nibble and 8 v + 4 + i in its high one: one AND and one shift
-// give PanelK's groups 2 v and 2 v + 1. sm[j] holds scale j (j < 8) or min j - 8 of each row.
+// (db = -dmin) or Q6_K's scales (db = -32 d). Q4_K: 1216 bytes per 8 x 256 weights (the
+// file's 1152); sm[j] is scale j (j < 8) or min j - 8 of each row.
 struct PanelQ4K {
   uint8_t q[32][kPanelRows][4];
   uint8_t sm[16][kPanelRows];
@@ -55,9 +54,19 @@ struct PanelQ4K {
   float db[kPanelRows];
 };
 static_assert(sizeof(PanelQ4K) == 1216);
+// Q5_K: PanelQ4K's plus the 5th bits of groups 8 u .. 8 u + 7 in hb[u] (bit j: group 8 u + j),
+// as PanelQ50 holds them. 1472 bytes (the file's 1408).
+struct PanelQ5K {
+  uint8_t q[32][kPanelRows][4];
+  uint8_t hb[8][kPanelRows][4];
+  uint8_t sm[16][kPanelRows];
+  float d[kPanelRows];
+  float db[kPanelRows];
+};
+static_assert(sizeof(PanelQ5K) == 1472);
 
-// Q6_K's panel keeps 6 bits per quant (1696 bytes per 8 x 256 weights, the file's 1680 and 16):
-// ql as PanelQ4K's q (the low 4 bits), qh[u] the high 2 bits of groups 4 u .. 4 u + 3 (bits
+// Q6_K keeps 6 bits per quant (1696 bytes per 8 x 256 weights, the file's 1680): ql as
+// PanelQ4K's q (the low 4 bits), qh[u] the high 2 bits of groups 4 u .. 4 u + 3 (bits
 // 2 j, 2 j + 1 of a byte: group 4 u + j), sc[h] the int8 scale of 16-group h; db = -32 d.
 struct PanelQ6K {
   uint8_t ql[32][kPanelRows][4];
@@ -75,7 +84,8 @@ void pack_q5_K(int64_t k, const char* w, size_t wrow, int rows, void* panel);
 void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel);
 
 inline size_t panel32_bytes(int64_t k) { return static_cast<size_t>(k / 32) * sizeof(Panel32); }
-inline size_t panelK_bytes(int64_t k) { return static_cast<size_t>(k / 256) * sizeof(PanelK); }
+inline size_t panelQ50_bytes(int64_t k) { return static_cast<size_t>(k / 32) * sizeof(PanelQ50); }
+inline size_t panelQ5K_bytes(int64_t k) { return static_cast<size_t>(k / 256) * sizeof(PanelQ5K); }
 inline size_t panelQ40_bytes(int64_t k) { return static_cast<size_t>(k / 32) * sizeof(PanelQ40); }
 inline size_t panelQ6K_bytes(int64_t k) { return static_cast<size_t>(k / 256) * sizeof(PanelQ6K); }
 inline size_t panelQ4K_bytes(int64_t k) { return static_cast<size_t>(k / 256) * sizeof(PanelQ4K); }
