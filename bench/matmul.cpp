@@ -12,6 +12,11 @@
 // iteration streams its weights from DRAM rather than from the 32 MiB L3 (the lm_head shape is
 // larger than L3 by itself). The read bandwidth benchmark (bandwidth.cpp) runs in the same
 // binary, so the ratio is read off one run.
+//
+// The "kept" cases (GEMVkept, BDkept, GEMMkept) give every weight copy panels kept as the CPU
+// device keeps a model weight's (matmul/packed_weights.h), packed before timing: the path a
+// model's matmuls take; the others pack into the scratch in every call (a matrix that is not a
+// weight).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -26,6 +31,8 @@
 #include <vector>
 
 #include "kernels.h"
+#include "matmul/gemm.h"
+#include "matmul/packed_weights.h"
 #include "quant/codec.h"
 
 namespace ZEN_CPU_NS {
@@ -128,7 +135,8 @@ void fill_weights(zen_type type, int64_t K, int64_t M, char* out) {
 
 constexpr int64_t kMaxDecodeBatch = 64;  // "BD" cases: N decode rows of a serving step
 
-void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int64_t N, bool hot) {
+void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int64_t N, bool hot,
+               bool kept) {
   const int nth = static_cast<int>(state.range(0));
   const zen_tensor a = tensor(type, {K, M}), b = tensor(ZEN_TYPE_F32, {K, N});
   zen_tensor dst = tensor(ZEN_TYPE_F32, {M, N});
@@ -164,8 +172,19 @@ void BM_Matmul(benchmark::State& state, zen_type type, int64_t K, int64_t M, int
   SpinPool pool(nth);
   int c = 0;
   std::function<void(int)> job = [&](int ith) { entry->fn(args, ith, nth); };
+  cpu::mm::PackedWeights packed;
+  std::vector<cpu::mm::PackedMatrix*> panels(static_cast<size_t>(copies), nullptr);
+  if (kept)
+    for (int i = 0; i < copies; ++i) {  // pack every copy before timing
+      panels[i] = packed.find(a, w.data() + i * wbytes);
+      args.s[0] = w.data() + i * wbytes;
+      args.packed = panels[i];
+      pool.run(job);
+    }
   for (auto _ : state) {
-    args.s[0] = w.data() + (c++ % copies) * wbytes;
+    const int i = c++ % copies;
+    args.s[0] = w.data() + i * wbytes;
+    args.packed = panels[i];
     pool.run(job);
     benchmark::DoNotOptimize(y.data());
   }
@@ -234,17 +253,20 @@ void register_all() {
         const bool batch = N > 1 && N <= kMaxDecodeBatch;
         if (N > kMaxDecodeBatch && s[1] > 100000) continue;  // lm_head prefill: minutes per run
         const std::string tn = type_label(t);
-        const std::string bm = std::string(hot      ? "GEMVhot"
-                                           : N == 1 ? "GEMV"
-                                           : batch  ? "BD"
-                                                    : "GEMM") +
-                               "/" + tn + "/K" + std::to_string(s[0]) + "xM" +
-                               std::to_string(s[1]) + "xN" + std::to_string(hot ? 1 : N);
-        benchmark::RegisterBenchmark(bm.c_str(), BM_Matmul, t, s[0], s[1], hot ? 1 : N, hot)
-            ->DenseRange(1, 2)
-            ->ArgName("threads")
-            ->UseRealTime()
-            ->Unit(N <= kMaxDecodeBatch ? benchmark::kMicrosecond : benchmark::kMillisecond);
+        for (const bool kept : {false, true}) {
+          if (kept && (hot || !cpu::mm::gemm_type(t))) continue;
+          const std::string bm = std::string(hot      ? "GEMVhot"
+                                             : N == 1 ? "GEMV"
+                                             : batch  ? "BD"
+                                                      : "GEMM") +
+                                 (kept ? "kept" : "") + "/" + tn + "/K" + std::to_string(s[0]) +
+                                 "xM" + std::to_string(s[1]) + "xN" + std::to_string(hot ? 1 : N);
+          benchmark::RegisterBenchmark(bm.c_str(), BM_Matmul, t, s[0], s[1], hot ? 1 : N, hot, kept)
+              ->DenseRange(1, 2)
+              ->ArgName("threads")
+              ->UseRealTime()
+              ->Unit(N <= kMaxDecodeBatch ? benchmark::kMicrosecond : benchmark::kMillisecond);
+        }
       }
 }
 

@@ -54,6 +54,10 @@ inline void prefetch_ahead(const P* p) {
 // and the float factors. The byte panels (Panel32, PanelK) hold the groups as they are; the
 // compact ones (PanelQ40, PanelQ4K, PanelQ6K) unpack them in registers.
 
+// 8 halves (one per panel row) as floats.
+inline __m256 halves(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
 // 8 bytes (one per panel row) as int32 lanes, and an int16 pair (lo, hi) in each lane: madd
 // multiplies two int16 partial sums of one row by it.
 inline __m256i u8_lanes(const uint8_t* p) {
@@ -85,8 +89,7 @@ struct ReadQ80 {  // Panel32: Q8_0's int8 quants as they are
     g[0] = load256(p.q[2 * v]);
     g[1] = load256(p.q[2 * v + 1]);
   }
-  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
-  static __m256 o(const Panel& p) { return _mm256_loadu_ps(p.o); }
+  static __m256 d(const Panel& p) { return halves(p.d); }
 };
 // Bit 4 of each byte of x: bit j of the byte of `plane` (a nibble panel's 5th bits, hb).
 inline __m256i fifth_bits(__m256i plane, int j) {
@@ -105,7 +108,7 @@ struct ReadNib32 {  // PanelQ40 (Q4_0), PanelQ50 (Q5_0)
       for (int i = 0; i < 2; ++i) g[i] = _mm256_or_si256(g[i], fifth_bits(h, 2 * v + i));
     }
   }
-  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 d(const Panel& p) { return halves(p.d); }
   static __m256 o(const Panel& p) {
     return _mm256_mul_ps(d(p), _mm256_set1_ps(Q5 ? -16.0f : -8.0f));
   }
@@ -137,8 +140,8 @@ struct ReadNibK {  // PanelQ4K (Q4_K), PanelQ5K (Q5_K)
     const __m256i m = u8_lanes(p.sm[8 + i]);
     return _mm256_or_si256(m, _mm256_slli_epi32(m, 16));
   }
-  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
-  static __m256 db(const Panel& p) { return _mm256_loadu_ps(p.db); }
+  static __m256 d(const Panel& p) { return halves(p.d); }
+  static __m256 db(const Panel& p) { return halves(p.db); }
 };
 struct ReadQ6K {
   using Panel = PanelQ6K;
@@ -160,7 +163,7 @@ struct ReadQ6K {
   static __m256i bsum_coef(const Panel& p, int i) {  // scales 2 i and 2 i + 1
     return int16_pairs(i8_lanes(p.sc[2 * i]), i8_lanes(p.sc[2 * i + 1]));
   }
-  static __m256 d(const Panel& p) { return _mm256_loadu_ps(p.d); }
+  static __m256 d(const Panel& p) { return halves(p.d); }
   static __m256 db(const Panel& p) { return _mm256_mul_ps(d(p), _mm256_set1_ps(-32.0f)); }
 };
 
@@ -402,9 +405,9 @@ struct KK {
 // 81 ms on the 151936-row head once the packers prefetch).
 constexpr int64_t kKMin = ZEN_GEMM_VNNI ? 8 : 16;
 constexpr int kCols = ZEN_GEMM_VNNI ? 8 : 4;
-// Kept panels, as compact as the file (Q8_0's 18 % more), serve decode too, faster than the
-// 8-row dot products (one sequential stream, the scaling shared by 8 rows; Qwen3-0.6B-shape
-// Q4_K_M tg64 72 -> 87 t/s, batches of 2 and 4 1.7x and 1.4x).
+// Kept panels, the file's size, serve decode too: one sequential stream, the scaling shared by
+// 8 rows (Qwen3-0.6B-shape Q4_K_M tg64 72 -> 87 t/s, batches of 2 and 4 1.7x and 1.4x; Q8_0's
+// GEMV is 5-15 % slower than its 8-row dot product on 2 threads, kept for the memory).
 constexpr int64_t kKeptMin = 1;
 constexpr GemmType kQ4_0{.panel_bytes = panelQ40_bytes,
                          .pack = pack_q4_0,

@@ -20,29 +20,6 @@ namespace {
 
 using namespace zen::quant;
 
-// Decoded 32-element block: quants (unsigned, or int8 for Q8_0), scale and offset factor.
-struct Block32 {
-  uint8_t q[32];
-  float d, o;
-};
-
-template <class Block, class Decode>
-void pack32(int64_t k, const char* w, size_t wrow, int rows, void* panel, Decode decode) {
-  Panel32* p = static_cast<Panel32*>(panel);
-  const int64_t nb = k / 32;
-  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(Panel32));
-  Block32 v;
-  for (int r = 0; r < rows; ++r) {
-    const Block* x = reinterpret_cast<const Block*>(w + r * wrow);
-    for (int64_t b = 0; b < nb; ++b) {
-      decode(x[b], v);
-      for (int g = 0; g < 8; ++g) std::memcpy(p[b].q[g][r], v.q + 4 * g, 4);
-      p[b].d[r] = v.d;
-      p[b].o[r] = v.o;
-    }
-  }
-}
-
 #if defined(__AVX2__)
 // in[r] holds 4-byte groups 0..7 of row r; out[g] gets group g of rows 0..7 (the panel's
 // vector g): an 8 x 8 transpose of 32-bit lanes.
@@ -64,28 +41,6 @@ inline void transpose8x8(const __m256i* in, __m256i* out) {
   }
 }
 
-// A whole panel of 8 rows: each row's block as one vector of its 32 quants (quants(x)), then
-// transposed in registers; five times faster than scattering 4-byte groups, which matters for
-// short prompts, where packing is a large share of the GEMM. The next panel's rows are
-// prefetched in step: from memory, the packers spent half their time waiting on loads.
-template <class Block, class Quants>
-void pack32_rows8(int64_t k, const char* w, size_t wrow, void* panel, float offset, Quants quants) {
-  Panel32* p = static_cast<Panel32*>(panel);
-  const Block* x[kPanelRows];
-  for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const Block*>(w + r * wrow);
-  for (int64_t b = 0; b < k / 32; ++b) {
-    prefetch_next_rows<Block>(w, wrow, b);
-    __m256i rowq[kPanelRows], groups[8];
-    for (int r = 0; r < kPanelRows; ++r) {
-      rowq[r] = quants(x[r][b]);
-      p[b].d[r] = f16_to_f32(x[r][b].d);
-      p[b].o[r] = offset * p[b].d[r];
-    }
-    transpose8x8(rowq, groups);
-    for (int g = 0; g < 8; ++g)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[g]), groups[g]);
-  }
-}
 #endif
 
 // Decoded 256-element super-block: quants, 16-group scales, bsum coefficients, factors.
@@ -222,7 +177,7 @@ void pack_nib32(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
           rowq[r] = unpack_q5(x[r][b].qs, x[r][b].qh);
         else
           rowq[r] = unpack_nibbles(x[r][b].qs);
-        p[b].d[r] = f16_to_f32(x[r][b].d);
+        p[b].d[r] = x[r][b].d;
       }
       transpose8x8(rowq, g);
       store_nibbles<Q5>(g, p[b].q, hb(b));
@@ -242,7 +197,7 @@ void pack_nib32(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
         q[j + 16] = static_cast<uint8_t>((x[b].qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
       }
       put_nibbles<Q5>(q, r, p[b].q, hb(b));
-      p[b].d[r] = f16_to_f32(x[b].d);
+      p[b].d[r] = x[b].d;
     }
   }
 }
@@ -255,18 +210,39 @@ void pack_q5_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   pack_nib32<true, block_q5_0, PanelQ50>(k, w, wrow, rows, panel);
 }
 
+// Q8_0 into Panel32: each row's block as one vector of its 32 quants, transposed in registers
+// (five times faster than scattering 4-byte groups, which matters for short prompts, where
+// packing is a large share of a GEMM); the next panel's rows prefetched in step (from memory,
+// the packers spent half their time waiting on loads).
 void pack_q8_0(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
+  Panel32* p = static_cast<Panel32*>(panel);
+  const int64_t nb = k / 32;
 #if defined(__AVX2__)
-  if (rows == kPanelRows)
-    return pack32_rows8<block_q8_0>(k, w, wrow, panel, 0.0f, [](const block_q8_0& x) {
-      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.qs));
-    });
+  if (rows == kPanelRows) {
+    const block_q8_0* x[kPanelRows];
+    for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q8_0*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      prefetch_next_rows<block_q8_0>(w, wrow, b);
+      __m256i rowq[kPanelRows], groups[8];
+      for (int r = 0; r < kPanelRows; ++r) {
+        rowq[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[r][b].qs));
+        p[b].d[r] = x[r][b].d;
+      }
+      transpose8x8(rowq, groups);
+      for (int g = 0; g < 8; ++g)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].q[g]), groups[g]);
+    }
+    return;
+  }
 #endif
-  pack32<block_q8_0>(k, w, wrow, rows, panel, [](const block_q8_0& x, Block32& v) {
-    std::memcpy(v.q, x.qs, 32);
-    v.d = f16_to_f32(x.d);
-    v.o = 0.0f;
-  });
+  std::memset(p, 0, static_cast<size_t>(nb) * sizeof(Panel32));
+  for (int r = 0; r < rows; ++r) {
+    const block_q8_0* x = reinterpret_cast<const block_q8_0*>(w + r * wrow);
+    for (int64_t b = 0; b < nb; ++b) {
+      for (int g = 0; g < 8; ++g) std::memcpy(p[b].q[g][r], x[b].qs + 4 * g, 4);
+      p[b].d[r] = x[b].d;
+    }
+  }
 }
 
 // Q4_K into PanelQ4K and Q5_K into PanelQ5K: each sub-block of 32 as a 32-element block's
@@ -292,7 +268,8 @@ void pack_nibK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
       alignas(16) uint8_t sm[kPanelRows][16];
       for (int r = 0; r < kPanelRows; ++r) {
         _mm_store_si128(reinterpret_cast<__m128i*>(sm[r]), D::scale_bytes(x[r][b]));
-        D::factors(x[r][b], p[b].d[r], p[b].db[r]);
+        p[b].d[r] = x[r][b].d;
+        p[b].db[r] = x[r][b].dmin ^ 0x8000;  // -dmin: the sign bit
         __m256i rq[8];
         D::vquants(x[r][b], rq);
         for (int s = 0; s < 8; ++s) q[s][r] = rq[s];
@@ -321,8 +298,8 @@ void pack_nibK(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
         p[b].sm[j][r] = static_cast<uint8_t>(v.sc[2 * j]);
         p[b].sm[8 + j][r] = static_cast<uint8_t>(v.bc[2 * j]);
       }
-      p[b].d[r] = v.d;
-      p[b].db[r] = v.db;
+      p[b].d[r] = x[b].d;
+      p[b].db[r] = x[b].dmin ^ 0x8000;
     }
   }
 }
@@ -348,10 +325,9 @@ void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
     for (int64_t b = 0; b < nb; ++b) {
       prefetch_next_rows<block_q6_K>(w, wrow, b);
       __m256i q[8][kPanelRows];  // sub-block s of row r
-      float db;
       for (int r = 0; r < kPanelRows; ++r) {
         for (int h = 0; h < 16; ++h) p[b].sc[h][r] = x[r][b].scales[h];
-        D::factors(x[r][b], p[b].d[r], db);
+        p[b].d[r] = x[r][b].d;
         __m256i rq[8];
         D::vquants(x[r][b], rq);
         for (int s = 0; s < 8; ++s) q[s][r] = rq[s];
@@ -397,7 +373,7 @@ void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
           p[b].qh[u][r][e] = static_cast<uint8_t>(hb);
         }
       for (int h = 0; h < 16; ++h) p[b].sc[h][r] = static_cast<int8_t>(v.sc[h]);
-      p[b].d[r] = v.d;
+      p[b].d[r] = x[b].d;
     }
   }
 }
