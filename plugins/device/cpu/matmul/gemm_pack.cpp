@@ -10,7 +10,6 @@
 #include <immintrin.h>
 #endif
 
-#include "../fp16.h"
 #include "k_scales.h"
 #include "quant/blocks.h"
 #include "unpack_avx2.h"
@@ -43,11 +42,11 @@ inline void transpose8x8(const __m256i* in, __m256i* out) {
 
 #endif
 
-// Decoded 256-element super-block: quants, 16-group scales, bsum coefficients, factors.
+// Decoded 256-element super-block: quants, 16-group scales, bsum coefficients (the factors
+// d and dmin stay the block's halves: the panels keep them as they are).
 struct BlockK {
   uint8_t q[256];
   int16_t sc[16], bc[16];
-  float d, db;
 };
 
 // Q4_K and Q5_K: 64 elements per 32 bytes, low nibbles = sub-block 2j, high = 2j + 1 (Q5_K:
@@ -61,11 +60,6 @@ struct DecodeQ45K {
       v.sc[2 * j] = v.sc[2 * j + 1] = static_cast<int16_t>(sc);
       v.bc[2 * j] = v.bc[2 * j + 1] = static_cast<int16_t>(m);
     }
-    factors(x, v.d, v.db);
-  }
-  static void factors(const Block& x, float& d, float& db) {
-    d = f16_to_f32(x.d);
-    db = -f16_to_f32(x.dmin);
   }
   static void quants(const Block& x, BlockK& v) {
     for (int j = 0; j < 4; ++j)
@@ -93,11 +87,6 @@ struct DecodeQ45K {
 struct DecodeQ6K {
   static void scales(const block_q6_K& x, BlockK& v) {
     for (int g = 0; g < 16; ++g) v.sc[g] = v.bc[g] = x.scales[g];
-    factors(x, v.d, v.db);
-  }
-  static void factors(const block_q6_K& x, float& d, float& db) {
-    d = f16_to_f32(x.d);
-    db = -32.0f * d;
   }
   static void quants(const block_q6_K& x, BlockK& v) {
     for (int h = 0; h < 2; ++h)
@@ -321,7 +310,7 @@ void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
   if (rows == kPanelRows) {
     const block_q6_K* x[kPanelRows];
     for (int r = 0; r < kPanelRows; ++r) x[r] = reinterpret_cast<const block_q6_K*>(w + r * wrow);
-    const __m256i m4 = _mm256_set1_epi8(0x0F), m2 = _mm256_set1_epi8(0x03);
+    const __m256i m2 = _mm256_set1_epi8(0x03);
     for (int64_t b = 0; b < nb; ++b) {
       prefetch_next_rows<block_q6_K>(w, wrow, b);
       __m256i q[8][kPanelRows];  // sub-block s of row r
@@ -335,20 +324,14 @@ void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
       for (int s = 0; s < 8; ++s) {
         __m256i g[8];
         transpose8x8(q[s], g);
-        const auto store = [](void* dst, __m256i v) {
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), v);
-        };
-        for (int v = 0; v < 4; ++v)  // low 4 bits; values < 16 shift inside their byte
-          store(p[b].ql[4 * s + v],
-                _mm256_or_si256(_mm256_and_si256(g[2 * v], m4),
-                                _mm256_slli_epi16(_mm256_and_si256(g[2 * v + 1], m4), 4)));
+        store_nibbles<false>(g, p[b].ql[4 * s], nullptr);  // the low 4 bits
         for (int u = 0; u < 2; ++u) {  // high 2 bits of groups 8 s + 4 u + j at bits 2 j
           __m256i hv = _mm256_setzero_si256();
           for (int j = 0; j < 4; ++j)
             hv = _mm256_or_si256(
                 hv,
                 _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(g[4 * u + j], 4), m2), 2 * j));
-          store(p[b].qh[2 * s + u], hv);
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(p[b].qh[2 * s + u]), hv);
         }
       }
     }
@@ -362,10 +345,7 @@ void pack_q6_K(int64_t k, const char* w, size_t wrow, int rows, void* panel) {
     for (int64_t b = 0; b < nb; ++b) {
       D::scales(x[b], v);
       D::quants(x[b], v);
-      for (int i = 0; i < 32; ++i)
-        for (int e = 0; e < 4; ++e)
-          p[b].ql[i][r][e] =
-              static_cast<uint8_t>((v.q[8 * i + e] & 0xF) | (v.q[8 * i + 4 + e] & 0xF) << 4);
+      for (int s = 0; s < 8; ++s) put_nibbles<false>(v.q + 32 * s, r, p[b].ql + 4 * s, nullptr);
       for (int u = 0; u < 16; ++u)
         for (int e = 0; e < 4; ++e) {
           int hb = 0;

@@ -51,14 +51,14 @@ PackedMatrix::PackedMatrix(const GemmType& type, const zen_tensor& a, const char
       source_(data) {
   const uint64_t panels = static_cast<uint64_t>(panels_per_slice_) * a.ne[2] * a.ne[3];
   panels_ = panels;
-  bytes_ = panels * panel_bytes_;
+  const uint64_t bytes = panels * panel_bytes_;
   // Large matrices on huge pages (fewer TLB misses while they stream); small ones would waste
   // most of their last 2 MiB page, resident once touched.
-  const bool huge = bytes_ >= 16 * kHugePage;
+  const bool huge = bytes >= 16 * kHugePage;
   const uint64_t align = huge ? kHugePage : 64;
-  buf_ = static_cast<char*>(std::aligned_alloc(align, (bytes_ + align - 1) / align * align));
+  buf_ = static_cast<char*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
   if (!buf_) throw std::bad_alloc();
-  if (huge) madvise(buf_, (bytes_ + align - 1) / align * align, MADV_HUGEPAGE);  // a hint
+  if (huge) madvise(buf_, (bytes + align - 1) / align * align, MADV_HUGEPAGE);  // a hint
   state_ = std::make_unique<std::atomic<uint8_t>[]>(panels);
   for (uint64_t i = 0; i < panels; ++i) state_[i].store(kEmpty, std::memory_order_relaxed);
   const size_t n = std::min<uint64_t>(sizeof head_, extent_);

@@ -43,7 +43,6 @@ class PackedMatrix {
   int64_t k_;
   int64_t panels_per_slice_;
   size_t panel_bytes_;
-  uint64_t bytes_;
   char* buf_;
   std::unique_ptr<std::atomic<uint8_t>[]> state_;  // per panel: empty, packing, ready
   uint64_t extent_;                                // bytes from the first to the last weight
