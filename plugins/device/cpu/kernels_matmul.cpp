@@ -156,8 +156,16 @@ Tiling row_tiling(const mm::WeightType& wt, const Panels& pn, int64_t K, int64_t
   Tiling t = tiling(M, N, static_cast<size_t>(K / wt.blck) * wt.bytes, arow, nth);
   static_assert(mm::kPanelRows == 8, "the panels and dot8 share the row groups");
   if (pn.type || wt.dot8) t.mb = (t.mb + 7) / 8 * 8;
+  if (pn.type && pn.type->kernel16) t.mb = (t.mb + 15) / 16 * 16;  // panels in pairs
   return t;
 }
+
+// Two panels per kernel call (GemmType::kernel16) from this many columns. Below it the weights
+// stream from memory with little work per byte and the 8-row kernel reads its one stream
+// faster (zen-bench-matmul-avx512, one thread, K 1024 x M 3072, 8 rows against 16: GEMVkept
+// Q4_0 57 against 86 us, Q6_K 77 against 100 us); from 4 columns 16 rows are even or ahead
+// (BDkept Q4_K 94 against 70 us at 4 columns, 327 against 190 at 16).
+constexpr int64_t kMinColumns16 = 4;
 
 // The packed GEMM of tile(): panels outermost, so a panel stays in L1 while the tile's
 // columns (in L2) pass over it. `slice` is the weight's matrix (dims 2 and 3 flattened).
@@ -177,22 +185,33 @@ void tile_packed(Panels& pn, int64_t K, const char* w, size_t wrow, int64_t slic
     pn.m0 = m0;
     pn.m1 = m1;
   }
-  alignas(32) float r[mm::kMaxGemmCols * mm::kPanelRows];
-  for (int64_t p = 0; p < np; ++p) {
+  auto panel_at = [&](int64_t p) -> const char* {
     const int64_t r0 = m0 + p * mm::kPanelRows;
-    const int rows = panel_rows(p);
-    const void* panel = pn.kept
-                            ? pn.kept->panel(slice, r0 / mm::kPanelRows, w + r0 * wrow, wrow, rows)
-                            : pn.buf + p * pb;
+    return pn.kept ? static_cast<const char*>(pn.kept->panel(slice, r0 / mm::kPanelRows,
+                                                             w + r0 * wrow, wrow, panel_rows(p)))
+                   : pn.buf + p * pb;
+  };
+  alignas(64) float r[mm::kMaxGemmCols * 2 * mm::kPanelRows];
+  for (int64_t p = 0; p < np;) {
+    const int64_t r0 = m0 + p * mm::kPanelRows;
+    const bool two = g.kernel16 && n >= kMinColumns16 && p + 1 < np;
+    const int span = two ? 2 * mm::kPanelRows : mm::kPanelRows;
+    const int rows = static_cast<int>(std::min<int64_t>(span, m1 - r0));
+    const char* panel = panel_at(p);
+    const ptrdiff_t next = two ? panel_at(p + 1) - panel : 0;
     for (int64_t c = 0; c < n; c += g.cols) {
       const int nc = static_cast<int>(std::min<int64_t>(g.cols, n - c));
-      g.kernel(K, panel, act + c, nc, r);
+      if (two)
+        g.kernel16(K, panel, next, act + c, nc, r);
+      else
+        g.kernel(K, panel, act + c, nc, r);
       for (int j = 0; j < nc; ++j) {  // the column's rows are evenly spaced: one address each
         float* o = out(r0, c + j);
         const ptrdiff_t step = rows > 1 ? out(r0 + 1, c + j) - o : 1;
-        for (int i = 0; i < rows; ++i) o[i * step] = r[mm::kPanelRows * j + i];
+        for (int i = 0; i < rows; ++i) o[i * step] = r[span * j + i];
       }
     }
+    p += two ? 2 : 1;
   }
 }
 

@@ -1,4 +1,5 @@
-// Prefill GEMM microkernels: 8 weight rows x up to 4 activation columns per call.
+// Prefill GEMM microkernels: 8 weight rows (16 with AVX-512) x up to 8 activation columns per
+// call.
 //
 // The dot products of vec_dot.h keep one output per accumulator, so every 32-element block
 // of every (row, column) pair pays its own int32 reduction, conversion and scaling. Here the
@@ -31,6 +32,12 @@ struct GemmType {
   void (*pack)(int64_t k, const char* w, size_t wrow, int rows, void* panel);
   // out[8 c + r] = (row r of the panel) . (activation row a[c]) for c < n (1..cols), r < 8.
   void (*kernel)(int64_t k, const void* panel, const void* const* a, int n, float* out);
+  // The same over 16 rows, a panel's and those of the panel `next` bytes after it:
+  // out[16 c + r]. nullptr where the variant's vectors hold 8 rows (AVX2); with AVX-512 one
+  // instruction then serves both panels. Panels are contiguous (kept or in scratch), so the
+  // kernel prefetches the next pair two panels on.
+  void (*kernel16)(int64_t k, const void* panel, ptrdiff_t next, const void* const* a, int n,
+                   float* out);
   // Columns one kernel call serves (<= kMaxGemmCols): 4 with AVX2's 16 vector registers, 8
   // with AVX-512's 32 (VNNI's one-instruction int8 products free the registers AVX2 spends
   // on int16 partial sums).
