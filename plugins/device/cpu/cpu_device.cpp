@@ -1,5 +1,7 @@
 #include "cpu_device.h"
 
+#include <sys/mman.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +21,8 @@ namespace ZEN_CPU_NS {
 namespace {
 
 constexpr uint64_t kAlign = 64;
+constexpr uint64_t kHugePage = 2u << 20;
+constexpr uint64_t kHugeBuffer = 32u << 20;
 
 // What a zen_buffer* points to inside this plugin.
 struct Buffer {
@@ -97,8 +101,12 @@ bool CpuDevice::supports_op(const zen_graph& g, int32_t node) {
 }
 
 zen_buffer* CpuDevice::alloc(uint64_t bytes) {
-  const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
-  void* p = std::aligned_alloc(kAlign, rounded);
+  // Large buffers (a KV cache) on huge pages: a paged cache's attention reads each sequence's
+  // 4 KiB blocks of one head in turn, every one a new 4 KiB page, and waited on the page walks.
+  const uint64_t align = bytes >= kHugeBuffer ? kHugePage : kAlign;
+  const uint64_t rounded = (std::max<uint64_t>(bytes, 1) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+  if (p && align == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // a hint
   if (!p)
     throw zen::Error(ZEN_ERR_OUT_OF_MEMORY,
                      "cpu: cannot allocate " + std::to_string(bytes) + " bytes");

@@ -611,6 +611,128 @@ void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t 
       out[i * os + j] = dot_f32(q + i * qs, reinterpret_cast<const char*>(k + j * ks), d);
 }
 
+#if defined(__AVX512F__)
+// F16 K and V rows read in their own type, converted in registers: no widened copy written
+// and read back. The arithmetic is score_tile's (dot_f32's two accumulators,
+// _mm512_reduce_add_ps's order) and accumulate_rows' (one FMA per key and element, in key
+// order, zero weights skipped), so results are bit-identical to widening first, and a
+// lane's result does not depend on which path its item took (one lane had used dot_f16's
+// single accumulator).
+constexpr bool kF16Rows = true;
+// Items of up to this many lanes (a decode step's: one query row, its GQA heads) take them; a
+// prompt's items (up to kMaxLanes) convert each row once for all lanes instead (widen_row):
+// each lane pair converting it again made pp512 8-14 % slower. Qwen3-0.6B-shape Q4_K_M, 2
+// threads, widened / in registers: bd1 at 1024 keys 51.7 / 59.5-64.2 t/s, bd16 105-110 /
+// 110-113; Gemma 3 270M (4 lanes) even.
+constexpr int64_t kF16MaxLanes = 4;
+
+// The sums of a0..a3 in elements 0, 4, 8 and 12, each added in _mm512_reduce_add_ps's order
+// (high 256 + low, high 128 + low, then elements 0 + 2 and 1 + 3, then those two): 13
+// operations for four sums, where one _mm512_reduce_add_ps takes 8.
+inline __m512 reduce4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
+  const __m512 u01 = _mm512_add_ps(_mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2)),
+                                   _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0)));
+  const __m512 u23 = _mm512_add_ps(_mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2)),
+                                   _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0)));
+  const __m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)),
+                                 _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)));
+  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm512_add_ps(w, _mm512_permute_ps(w, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+inline __m512 f16x16(const char* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// out[i * os + j] = q row i . F16 row krow[j], for i < nq, j < nk; d a multiple of 16.
+// Tiles of 2 lanes x 4 keys, each with dot_f32's even/odd accumulators: 16 registers.
+void score_f16(const float* q, int64_t qs, int64_t nq, const char* const* krow, int64_t nk,
+               int64_t d, float* out, int64_t os) {
+  for (int64_t i = 0; i < nq; i += 2) {
+    const int nl = nq - i >= 2 ? 2 : 1;
+    const float* qr[2] = {q + i * qs, q + (i + nl - 1) * qs};
+    for (int64_t j = 0; j < nk; j += 4) {
+      const int64_t nkk = std::min<int64_t>(4, nk - j);
+      const char* kr[4];
+      for (int kk = 0; kk < 4; ++kk) kr[kk] = krow[j + std::min<int64_t>(kk, nkk - 1)];
+      __m512 a[2][4][2];
+      for (auto& ar : a)
+        for (auto& ak : ar) ak[0] = ak[1] = _mm512_setzero_ps();
+      const auto step = [&](int64_t e, int h) {
+        const __m512 x0 = _mm512_loadu_ps(qr[0] + e), x1 = _mm512_loadu_ps(qr[1] + e);
+        for (int kk = 0; kk < 4; ++kk) {
+          const __m512 y = f16x16(kr[kk] + 2 * e);
+          a[0][kk][h] = _mm512_fmadd_ps(x0, y, a[0][kk][h]);
+          a[1][kk][h] = _mm512_fmadd_ps(x1, y, a[1][kk][h]);
+        }
+      };
+      int64_t e = 0;
+      for (; e + 32 <= d; e += 32) {
+        step(e, 0);
+        step(e + 16, 1);
+      }
+      if (e < d) step(e, 0);
+      for (int r = 0; r < nl; ++r) {
+        alignas(64) float sums[16];
+        _mm512_store_ps(
+            sums,
+            reduce4(_mm512_add_ps(a[r][0][0], a[r][0][1]), _mm512_add_ps(a[r][1][0], a[r][1][1]),
+                    _mm512_add_ps(a[r][2][0], a[r][2][1]), _mm512_add_ps(a[r][3][0], a[r][3][1])));
+        for (int64_t kk = 0; kk < nkk; ++kk) out[(i + r) * os + j + kk] = sums[4 * kk];
+      }
+    }
+  }
+}
+
+// acc[i][0..dv) += w[i * ws + j] * F16 row vrow[j] for lanes i < nl and keys j < nk in order,
+// zero weights skipped; NE 16-float chunks of two lanes' outputs stay in registers over the
+// keys, each V chunk converted once for both.
+template <int NE>
+void accumulate_f16_chunks(float* const* acc, const float* w, int64_t ws, int64_t nl,
+                           const char* const* vrow, int64_t nk, int64_t dv) {
+  for (int64_t i = 0; i < nl; i += 2) {
+    const bool two = i + 1 < nl;
+    const float* w0 = w + i * ws;
+    const float* w1 = two ? w0 + ws : w0;
+    for (int64_t e = 0; e < dv; e += 16 * NE) {
+      __m512 a0[NE], a1[NE];
+      for (int v = 0; v < NE; ++v) {
+        a0[v] = _mm512_loadu_ps(acc[i] + e + 16 * v);
+        a1[v] = two ? _mm512_loadu_ps(acc[i + 1] + e + 16 * v) : _mm512_setzero_ps();
+      }
+      for (int64_t j = 0; j < nk; ++j) {
+        const bool use0 = w0[j] != 0.0f, use1 = two && w1[j] != 0.0f;
+        if (!use0 && !use1) continue;
+        const __m512 b0 = _mm512_set1_ps(w0[j]), b1 = _mm512_set1_ps(w1[j]);
+        const char* r = vrow[j] + 2 * e;
+        for (int v = 0; v < NE; ++v) {
+          const __m512 y = f16x16(r + 32 * v);
+          if (use0) a0[v] = _mm512_fmadd_ps(b0, y, a0[v]);
+          if (use1) a1[v] = _mm512_fmadd_ps(b1, y, a1[v]);
+        }
+      }
+      for (int v = 0; v < NE; ++v) {
+        _mm512_storeu_ps(acc[i] + e + 16 * v, a0[v]);
+        if (two) _mm512_storeu_ps(acc[i + 1] + e + 16 * v, a1[v]);
+      }
+    }
+  }
+}
+void accumulate_f16(float* const* acc, const float* w, int64_t ws, int64_t nl,
+                    const char* const* vrow, int64_t nk, int64_t dv) {
+  if (dv % 128 == 0) return accumulate_f16_chunks<8>(acc, w, ws, nl, vrow, nk, dv);
+  if (dv % 64 == 0) return accumulate_f16_chunks<4>(acc, w, ws, nl, vrow, nk, dv);
+  accumulate_f16_chunks<1>(acc, w, ws, nl, vrow, nk, dv);
+}
+#else
+constexpr bool kF16Rows = false;
+constexpr int64_t kF16MaxLanes = 0;
+void score_f16(const float*, int64_t, int64_t, const char* const*, int64_t, int64_t, float*,
+               int64_t) {}
+void accumulate_f16(float* const*, const float*, int64_t, int64_t, const char* const*, int64_t,
+                    int64_t) {}
+#endif
+
 bool is_block_type(uint32_t t) { return t == ZEN_TYPE_Q8_0; }
 int64_t elem_size(uint32_t t) { return t == ZEN_TYPE_F32 ? 4 : 2; }
 
@@ -938,9 +1060,15 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
     }
     vis = g.vis;
   }
-  // One lane reads K and V in their own type; several share one float copy of each row.
-  const bool widen_k = c.kstrided || (g.nl > 1 && !is_block_type(c.k->type));
-  const bool widen_v = c.vstrided || (g.nl > 1 && !is_block_type(c.v->type));
+  // F16 rows (the KV cache's) of decode-sized items are converted in registers (score_f16,
+  // accumulate_f16). Otherwise one lane reads K and V in their own type, and several share
+  // one float copy of each row.
+  const bool f16 = kF16Rows && g.nl <= kF16MaxLanes;
+  const bool f16_k = f16 && c.k->type == ZEN_TYPE_F16 && !c.kstrided && p.D % 16 == 0;
+  const bool f16_v = f16 && c.v->type == ZEN_TYPE_F16 && !c.vstrided && p.Dv % 16 == 0;
+  const bool widen_k = !f16_k && (c.kstrided || (g.nl > 1 && !is_block_type(c.k->type)));
+  const bool widen_v = !f16_v && (c.vstrided || (g.nl > 1 && !is_block_type(c.v->type)));
+  const bool all_dots = widen_k || f16_k;  // every listed key scored, hidden ones too
   // Each online-softmax step takes the next kBlockKeys keys of [k0, k1) in open chunks. The
   // keys of the step after are listed one step ahead and their K and V rows prefetched: a
   // paged cache's rows are scattered blocks that the hardware prefetchers do not foresee.
@@ -1011,7 +1139,11 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
     for (int64_t r0 = 0; r0 < n; r0 += kVRows) {  // dot products of up to kVRows keys
       const int64_t rn = std::min(kVRows, n - r0);
       float dots[kMaxLanes * kVRows];
-      if (widen_k) {  // the keys widened once, scored by every lane in register tiles
+      if (f16_k) {
+        const char* rows[kVRows];
+        for (int64_t jj = r0; jj < r0 + rn; ++jj) rows[jj - r0] = kbase + key[jj] * knb1;
+        score_f16(g.qf, pD, g.nl, rows, rn, p.D, dots, kVRows);
+      } else if (widen_k) {  // the keys widened once, scored by every lane in register tiles
         for (int64_t jj = r0; jj < r0 + rn; ++jj)
           if (seen[jj])
             widen_row(c.k->type, kbase + key[jj] * knb1, knb0, g.rows + (jj - r0) * prow, p.D);
@@ -1027,7 +1159,7 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
       for (int64_t i = 0; i < g.nl; ++i) {
         float* sc = g.sc + i * kBlockKeys + r0;
         const float* d = dots + i * kVRows;
-        if (c.softcap > 0.0f || !widen_k) {  // (dots of hidden keys are not computed there)
+        if (c.softcap > 0.0f || !all_dots) {  // (dots of hidden keys are not computed there)
           for (int64_t jj = 0; jj < rn; ++jj) {
             if (!(sc[jj] > kNegInf)) continue;
             float x = d[jj];
@@ -1063,6 +1195,12 @@ void attend(const Ctx& c, const Plan& p, const uint64_t* bits, Group& g, int64_t
         g.l[i] += exp_block(sc, g.m[i], sc, n);
       else
         std::fill(sc, sc + n, 0.0f);
+    }
+    if (f16_v) {
+      const char* rows[kBlockKeys];
+      for (int64_t jj = 0; jj < n; ++jj) rows[jj] = vbase + key[jj] * vnb1;
+      accumulate_f16(g.acc, g.sc, kBlockKeys, g.nl, rows, n, p.Dv);
+      continue;
     }
     if (!widen_v) {
       for (int64_t jj = 0; jj < n; ++jj)
