@@ -64,12 +64,11 @@ struct V8 {
   F halves(const void* p) const { return _mm256_cvtph_ps(load128(p)); }
   // Kept panels stream from memory through the kernel, which spends hundreds of instructions on
   // each block: the hardware prefetchers fall behind, so the kernels fetch the block two ahead
-  // (`left` blocks are left in the panel of `blocks`, this one included). A panel's blocks are
-  // contiguous and so are the panels, kept or in scratch: two ahead is in the next panel at a
-  // panel's end, which is the one read next.
+  // (block b of a panel of `blocks`). A panel's blocks are contiguous and so are the panels,
+  // kept or in scratch: two ahead is in the next panel at a panel's end, the one read next.
   template <class P>
-  void prefetch(const P* p, int64_t left, int64_t blocks) const {
-    (void)left;
+  void prefetch(const P* p, int64_t b, int64_t blocks) const {
+    (void)b;
     (void)blocks;
     const char* c = reinterpret_cast<const char*>(p + 2);
     for (size_t l = 0; l < sizeof(P); l += 64) _mm_prefetch(c + l, _MM_HINT_T0);
@@ -125,10 +124,13 @@ struct V16 {
     return _mm512_maskz_cvtph_ps(
         0xFFFF, _mm256_inserti128_si256(_mm256_castsi128_si256(load128(p)), load128(second(p)), 1));
   }
-  // Both panels' block two ahead; at the panels' end, the next pair's (two panels on).
+  // Both panels' block kAhead blocks on in the order the kernel reads them: a pair's blocks
+  // side by side, then the next pair, two panels on (block b of a panel of `blocks`).
+  static constexpr int64_t kAhead = 6;
   template <class P>
-  void prefetch(const P* p, int64_t left, int64_t blocks) const {
-    const char* c = reinterpret_cast<const char*>(p + 6 + (left <= 6 ? blocks : 0));
+  void prefetch(const P* p, int64_t b, int64_t blocks) const {
+    const int64_t t = b + kAhead;
+    const char* c = reinterpret_cast<const char*>(p - b + 2 * blocks * (t / blocks) + t % blocks);
     for (size_t l = 0; l < sizeof(P); l += 64) {
       _mm_prefetch(c + l, _MM_HINT_T0);
       _mm_prefetch(second(c + l), _MM_HINT_T0);
@@ -348,7 +350,7 @@ void kernel32(const V& x, int64_t k, const void* panel, const void* const* a, fl
   typename V::F acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = V::fzero();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
-    x.prefetch(p, k / 32 - b, k / 32);
+    x.prefetch(p, b, k / 32);
     typename V::I s32[NC];
     for (int c = 0; c < NC; ++c) s32[c] = V::zero();
 #pragma GCC unroll 4
@@ -381,7 +383,7 @@ void kernelK(const V& x, int64_t k, const void* panel, const void* const* a, flo
   typename V::F acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = V::fzero();
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    x.prefetch(p, k / 256 - b, k / 256);
+    x.prefetch(p, b, k / 256);
     typename V::I si[NC], sm[NC];
     for (int c = 0; c < NC; ++c) si[c] = V::zero();
     for (int h0 = 0; h0 < 16; h0 += R::Run) {
@@ -424,7 +426,7 @@ void kernel32(const V& x, int64_t k, const void* panel, const void* const* a, fl
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 32; ++b, ++p) {
-    x.prefetch(p, k / 32 - b, k / 32);
+    x.prefetch(p, b, k / 32);
     __m256i s32[NC], s16[NC];
     for (int c = 0; c < NC; ++c) s32[c] = s16[c] = _mm256_setzero_si256();
     for (int v = 0; v < 4; ++v) {
@@ -463,7 +465,7 @@ void kernelK(const V& x, int64_t k, const void* panel, const void* const* a, flo
   __m256 acc[NC];
   for (int c = 0; c < NC; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < k / 256; ++b, ++p) {
-    x.prefetch(p, k / 256 - b, k / 256);
+    x.prefetch(p, b, k / 256);
     __m256i si[NC], sm[NC];
     for (int c = 0; c < NC; ++c) si[c] = sm[c] = _mm256_setzero_si256();
     for (int h = 0; h < 16; ++h) {
