@@ -101,6 +101,13 @@ bool Tokenizer::is_eog(int32_t id) const {
   return vocab_->contains(id) && vocab_->is_eog[static_cast<size_t>(id)];
 }
 
+std::vector<int32_t> Tokenizer::eog_ids() const {
+  std::vector<int32_t> ids;
+  for (int32_t t = 0; t < n_vocab(); ++t)
+    if (is_eog(t)) ids.push_back(t);
+  return ids;
+}
+
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special,
                                        bool parse_special) const {
   if (text.size() > kMaxTextBytes) {

@@ -71,6 +71,8 @@ class Tokenizer {
   // End of generation: EOS, EOT, EOM and the turn/text terminators the vocabulary has
   // (<end_of_turn>, <|im_end|>, <|eot_id|>, <|endoftext|>, ...).
   bool is_eog(int32_t id) const;
+  // Every id is_eog holds for, ascending (engine::Request::stop_tokens).
+  std::vector<int32_t> eog_ids() const;
   bool is_control(int32_t id) const { return (token_attr(id) & kAttrControl) != 0; }
 
  private:

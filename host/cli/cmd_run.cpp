@@ -1,26 +1,34 @@
 // zen-engine run -m MODEL [-p PROMPT] ...: one answer to a prompt, or an interactive chat
-// (streamed output, the whole history rendered through the model's chat template each turn,
-// only new tokens computed) when no prompt is given. --raw skips the template: plain
-// completion of the prompt text.
+// (streamed output, the whole history rendered through the model's chat template each turn)
+// when no prompt is given. --raw skips the template: plain completion of the prompt text.
+// Each turn is a request to the same engine `serve` runs (core/engine): one decode loop; its
+// prefix cache finds the conversation so far, so a chat turn computes only its new tokens.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
-#include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "context.h"
-#include "generation.h"
+#include "engine/engine.h"
 #include "loaded_model.h"
 #include "options.h"
 #include "serving/chat_template.h"
 #include "template/template.h"
+#include "tokenizer/tokenizer.h"
 
 namespace zen::cli {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 struct RunOptions {
   std::string model, prompt, system, template_file;
@@ -29,7 +37,15 @@ struct RunOptions {
   sampling::Params sampling;
 };
 
-void print_stats(const host::GenerationStats& s) {
+struct TurnStats {
+  size_t prompt_tokens = 0;  // computed for this prompt (after the reused prefix)
+  size_t reused_tokens = 0;  // found in the prefix cache
+  size_t generated = 0;
+  double prompt_seconds = 0, generate_seconds = 0;
+  std::string stop_reason;  // "eog", "length", "context"
+};
+
+void print_stats(const TurnStats& s) {
   std::fprintf(stderr,
                "\n[prompt: %zu tokens (%zu reused) %.1f t/s | generated: %zu tokens %.1f t/s | "
                "stop: %s]\n",
@@ -38,6 +54,116 @@ void print_stats(const host::GenerationStats& s) {
                s.generated,
                s.generate_seconds > 0 ? static_cast<double>(s.generated) / s.generate_seconds : 0.0,
                s.stop_reason.c_str());
+}
+
+// One request's text, from the engine thread (which must not wait on I/O) to the CLI thread
+// that prints it, with the request's end and usage.
+class TextStream final : public engine::Sink {
+ public:
+  explicit TextStream(const tokenizer::Tokenizer& tok) : text_(tok) {}
+
+  bool on_token(int, int32_t token, const sampling::Logprobs*) override {
+    const std::string piece = text_.push(token);
+    std::lock_guard lock(mu_);
+    if (!first_token_) first_token_ = Clock::now();
+    pending_ += piece;
+    wake_.notify_one();
+    return true;
+  }
+  void on_finish(int, engine::Finish reason, const std::string& error) override {
+    std::lock_guard lock(mu_);
+    reason_ = reason;
+    error_ = error;
+  }
+  void on_done(const engine::Usage& usage) override {
+    const std::string tail = text_.flush();
+    std::lock_guard lock(mu_);
+    pending_ += tail;
+    usage_ = usage;
+    end_ = Clock::now();
+    done_ = true;
+    wake_.notify_one();
+  }
+
+  // On the CLI thread: hands the text to `out` as it comes, until the request's last event.
+  void drain(const std::function<void(std::string_view)>& out) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [&] { return done_ || !pending_.empty(); });
+      std::string piece;
+      piece.swap(pending_);
+      const bool done = done_;
+      lock.unlock();
+      if (!piece.empty()) out(piece);
+      lock.lock();
+      if (done && pending_.empty()) return;
+    }
+  }
+  // After drain():
+  engine::Finish reason() const { return reason_; }
+  const std::string& error() const { return error_; }
+  const engine::Usage& usage() const { return usage_; }
+  Clock::time_point first_token(Clock::time_point otherwise) const {
+    return first_token_.value_or(otherwise);
+  }
+  Clock::time_point end() const { return end_; }
+
+ private:
+  tokenizer::StreamDecoder text_;  // engine thread only
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::string pending_;
+  std::optional<Clock::time_point> first_token_;
+  Clock::time_point end_;
+  engine::Finish reason_ = engine::Finish::kStop;
+  std::string error_;
+  engine::Usage usage_;
+  bool done_ = false;
+};
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// One turn through the engine: prompt ids in, the answer streamed to `out`. Generation stops
+// at an end-of-generation token, after n_predict tokens or when the context is full.
+std::string answer(engine::Engine& engine, const tokenizer::Tokenizer& tok,
+                   const std::vector<int32_t>& eog, const std::vector<int32_t>& ids,
+                   const RunOptions& o, const std::function<void(std::string_view)>& out,
+                   TurnStats& stats) {
+  const uint32_t limit = engine.n_ctx_per_seq();
+  if (ids.empty()) throw Error(ZEN_ERR_INVALID_ARG, "run: empty prompt");
+  if (ids.size() >= limit)
+    throw Error(ZEN_ERR_INVALID_ARG, "the prompt is " + std::to_string(ids.size()) +
+                                         " tokens; the context holds " + std::to_string(limit));
+  const int32_t room = static_cast<int32_t>(limit - ids.size());
+  engine::Request request;
+  request.prompt = ids;
+  request.sampling = o.sampling;
+  request.max_tokens = std::min(o.n_predict, room);
+  request.stop_tokens = eog;
+  auto sink = std::make_shared<TextStream>(tok);
+  const Clock::time_point t0 = Clock::now();
+  engine.submit(std::move(request), sink);
+  std::string text;
+  sink->drain([&](std::string_view piece) {
+    text += piece;
+    out(piece);
+  });
+  if (sink->reason() == engine::Finish::kError) throw Error(ZEN_ERR_INTERNAL, sink->error());
+  const engine::Usage& u = sink->usage();
+  stats = TurnStats{};
+  stats.reused_tokens = u.cached_tokens;
+  stats.prompt_tokens = u.prompt_tokens - u.cached_tokens;
+  stats.generated = u.completion_tokens;
+  const Clock::time_point first = sink->first_token(sink->end());
+  stats.prompt_seconds = seconds(t0, first);
+  stats.generate_seconds = seconds(first, sink->end());
+  stats.stop_reason = sink->reason() == engine::Finish::kStop ? "eog"
+                      : o.n_predict > room && static_cast<int32_t>(stats.generated) == room
+                          ? "context"
+                          : "length";
+  return text;
 }
 
 }  // namespace
@@ -84,7 +210,8 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
   params.n_ctx = n_ctx;
   host::LoadedModel lm(*host->plugins, host->config, o.model, params);
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_gguf(lm.file().gguf());
-  host::Generator gen(lm.context(), tok);
+  const std::vector<int32_t> eog = tok.eog_ids();
+  engine::Engine engine(lm.context(), engine::EngineParams{.max_running = 1});
   std::optional<tmpl::Template> tmpl;
   if (!o.raw)
     tmpl.emplace(tmpl::Template::parse(serving::chat_template_source(lm.file(), o.template_file)));
@@ -110,9 +237,9 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       if (o.verbose) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", text.c_str());
       ids = serving::tokenize_chat(tok, text);
     }
-    host::GenerationStats stats;
-    std::string answer = gen.generate(ids, o.sampling, o.n_predict, stream, stats);
-    if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", answer}});
+    TurnStats stats;
+    const std::string reply = answer(engine, tok, eog, ids, o, stream, stats);
+    if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", reply}});
     std::fputc('\n', stdout);
     if (o.verbose || !o.has_prompt) print_stats(stats);
     if (o.verbose) std::fprintf(stderr, "[placement: %s]\n", lm.context().placement().c_str());
@@ -134,8 +261,7 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
     if (line == "/clear") {
       messages = nlohmann::json::array();
       if (!o.system.empty()) messages.push_back({{"role", "system"}, {"content", o.system}});
-      gen.reset();
-      continue;
+      continue;  // (the prefix cache keeps only what a prompt with the same beginning reuses)
     }
     if (line.empty()) continue;
     turn(line);

@@ -26,8 +26,7 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   loaded_ = std::make_unique<host::LoadedModel>(plugins, config, path, params);
   const model::ModelFile& file = loaded_->file();
   tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
-  for (int32_t t = 0; t < tokenizer_->n_vocab(); ++t)
-    if (tokenizer_->is_eog(t)) eog_.push_back(t);
+  eog_ = tokenizer_->eog_ids();
 
   template_source_ = chat_template_source(file);
   try {
