@@ -32,7 +32,7 @@ std::chrono::seconds whole_seconds(std::chrono::milliseconds ms) {
 // of messages; nothing nests deeper).
 const json* find_response(const json& body, const json& id) {
   auto is_ours = [&](const json& message) {
-    return kind_of(message) == MessageKind::response && message["id"] == id;
+    return jsonrpc::kind_of(message) == jsonrpc::Kind::response && message["id"] == id;
   };
   if (!body.is_array()) return is_ours(body) ? &body : nullptr;
   for (const auto& message : body)

@@ -21,36 +21,6 @@ json parse_peer_json(std::string_view text, const std::string& server) {
   return json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
-json make_request(int64_t id, std::string_view method, json params) {
-  json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
-  if (!params.is_null()) message["params"] = std::move(params);
-  return message;
-}
-
-json make_notification(std::string_view method, json params) {
-  json message = {{"jsonrpc", "2.0"}, {"method", method}};
-  if (!params.is_null()) message["params"] = std::move(params);
-  return message;
-}
-
-json make_result(const json& id, json result) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-}
-
-json make_error(const json& id, int code, std::string_view message) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
-}
-
-MessageKind kind_of(const json& message) {
-  if (!message.is_object()) return MessageKind::invalid;
-  bool has_id = message.contains("id") && (message["id"].is_number() || message["id"].is_string());
-  if (message.contains("method") && message["method"].is_string())
-    return has_id ? MessageKind::request : MessageKind::notification;
-  if (has_id && (message.contains("result") || message.contains("error")))
-    return MessageKind::response;
-  return MessageKind::invalid;
-}
-
 json result_of(const json& response) {
   if (auto error = response.find("error"); error != response.end()) {
     if (!error->is_object()) throw CallError("malformed JSON-RPC error: " + error->dump());

@@ -1,6 +1,7 @@
-// JSON-RPC 2.0 as MCP uses it: message construction, the kinds of incoming messages, the
-// errors a call can end with, and the table of calls waiting for their responses (the stdio
-// transport's reader thread completes them; a server that exits fails them all).
+// JSON-RPC 2.0 on the client side of MCP: the messages themselves are zen/jsonrpc.hpp's
+// (shared with the mcp frontend); here, the errors a call can end with, reading a response,
+// and the table of calls waiting for their responses (the stdio transport's reader thread
+// completes them; a server that exits fails them all).
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+#include <zen/jsonrpc.hpp>
 
 namespace zen::mcp {
 
@@ -75,19 +77,9 @@ inline constexpr int kMaxPeerJsonDepth = 128;
 // kMaxPeerJsonDepth.
 nlohmann::json parse_peer_json(std::string_view text, const std::string& server);
 
-nlohmann::json make_request(int64_t id, std::string_view method, nlohmann::json params);
-nlohmann::json make_notification(std::string_view method, nlohmann::json params);
-nlohmann::json make_result(const nlohmann::json& id, nlohmann::json result);
-nlohmann::json make_error(const nlohmann::json& id, int code, std::string_view message);
-
-enum class MessageKind { response, request, notification, invalid };
-MessageKind kind_of(const nlohmann::json& message);
-
 // The "result" of a response; throws RpcError("<message> (JSON-RPC error <code>)") for an
 // error response and CallError for a malformed one.
 nlohmann::json result_of(const nlohmann::json& response);
-
-constexpr int kMethodNotFound = -32601;
 
 // Request ids, unique per session.
 class RequestIds {

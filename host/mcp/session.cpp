@@ -31,7 +31,7 @@ Session::~Session() { transport_->close(); }
 
 json Session::call(std::string_view method, json params, const CallControl& control) {
   int64_t id = ids_.next();
-  json response = transport_->request(make_request(id, method, std::move(params)), control);
+  json response = transport_->request(jsonrpc::request(id, method, std::move(params)), control);
   return result_of(response);
 }
 
@@ -57,7 +57,7 @@ void Session::initialize(const CallControl& control) {
                     ")");
   protocol_version_ = version;
   transport_->set_protocol_version(version);
-  transport_->notify(make_notification("notifications/initialized", nullptr), control);
+  transport_->notify(jsonrpc::notification("notifications/initialized", nullptr), control);
 }
 
 std::vector<ToolInfo> Session::list_tools(const CallControl& control) {
@@ -98,7 +98,7 @@ json Session::call_tool(const std::string& name, const json& arguments,
   json params = {{"name", name}, {"arguments", arguments}};
   try {
     return result_of(
-        transport_->request(make_request(id, "tools/call", std::move(params)), control));
+        transport_->request(jsonrpc::request(id, "tools/call", std::move(params)), control));
   } catch (const CallAbandoned& abandoned) {
     // Tell the server to stop working on it; it must not answer, and a late answer is dropped.
     json notice = {
@@ -106,7 +106,7 @@ json Session::call_tool(const std::string& name, const json& arguments,
         {"reason", abandoned.reason == CallAbandoned::Reason::timeout ? "timed out"
                                                                       : "cancelled by the client"}};
     try {
-      transport_->notify(make_notification("notifications/cancelled", std::move(notice)),
+      transport_->notify(jsonrpc::notification("notifications/cancelled", std::move(notice)),
                          CallControl::within(kCancelNoticeTimeout));
     } catch (const CallError&) {
     }

@@ -179,31 +179,31 @@ void StdioTransport::read_messages() {
 
 void StdioTransport::handle_line(std::string_view line) {
   json message = parse_peer_json(line, name_);
-  switch (kind_of(message)) {
-    case MessageKind::response:
+  switch (jsonrpc::kind_of(message)) {
+    case jsonrpc::Kind::response:
       if (message["id"].is_number_integer()) {
         int64_t id = message["id"].get<int64_t>();
         pending_.complete(id, std::move(message));
       }
       return;  // a late answer to an abandoned call is dropped
-    case MessageKind::request:
+    case jsonrpc::Kind::request:
       // We declare no client capabilities, so only ping is expected; answer the rest so the
       // server does not wait forever.
       try {
         const auto deadline = Clock::now() + kReplyWriteTimeout;
         auto too_late = [&] { return Clock::now() > deadline; };
         if (message["method"] == "ping")
-          send(make_result(message["id"], json::object()), too_late);
+          send(jsonrpc::result(message["id"], json::object()), too_late);
         else
-          send(make_error(message["id"], kMethodNotFound,
-                          "zen-engine does not handle " + message["method"].get<std::string>()),
+          send(jsonrpc::error(message["id"], jsonrpc::kMethodNotFound,
+                              "zen-engine does not handle " + message["method"].get<std::string>()),
                too_late);
       } catch (const CallError&) {  // cut off already, or exited
       }
       return;
-    case MessageKind::notification:
+    case jsonrpc::Kind::notification:
       return;  // logging, progress, list_changed: nothing the tool hub uses
-    case MessageKind::invalid: {
+    case jsonrpc::Kind::invalid: {
       std::string shown(line.substr(0, 200));
       log_("mcp[" + name_ + "]: not a JSON-RPC message on stdout: " + shown);
       return;

@@ -112,7 +112,7 @@ void HttpConnection::on_header(error_code ec) {
   try {
     if (!admit()) return;
   } catch (const std::exception& e) {
-    return respond_rpc_error(500, nullptr, rpc::kInternalError,
+    return respond_rpc_error(500, nullptr, jsonrpc::kInternalError,
                              std::string("Internal error: ") + e.what());
   }
   bhttp::async_read(socket_, buffer_, *parser_,
@@ -126,14 +126,14 @@ void HttpConnection::on_read(error_code ec) {
   keep_alive_ = false;  // an unreadable request leaves the stream unusable
   if (ec == bhttp::error::header_limit)
     return respond_rpc_error(
-        431, nullptr, rpc::kInvalidRequest,
+        431, nullptr, jsonrpc::kInvalidRequest,
         "the request headers exceed " + std::to_string(config_.max_header_bytes) + " bytes");
   if (ec == bhttp::error::body_limit)
     return respond_rpc_error(
-        413, nullptr, rpc::kInvalidRequest,
+        413, nullptr, jsonrpc::kInvalidRequest,
         "the request body exceeds " + std::to_string(config_.max_body_bytes) + " bytes");
   if (is_parse_error(ec))
-    return respond_rpc_error(400, nullptr, rpc::kInvalidRequest,
+    return respond_rpc_error(400, nullptr, jsonrpc::kInvalidRequest,
                              "malformed HTTP request: " + ec.message());
   if (ec) return close();  // the client left, or a socket error
   keep_alive_ = parser_->get().keep_alive();
@@ -143,7 +143,7 @@ void HttpConnection::on_read(error_code ec) {
     handle_request();
   } catch (const std::exception& e) {
     if (!answering_)
-      respond_rpc_error(500, nullptr, rpc::kInternalError,
+      respond_rpc_error(500, nullptr, jsonrpc::kInternalError,
                         std::string("Internal error: ") + e.what());
   }
 }
@@ -182,7 +182,7 @@ bool HttpConnection::admit() {
   const std::string path = target.substr(0, target.find('?'));
   if (const std::string host = header("Host");
       shared_->loopback && !frontend::loopback_host_allowed(host)) {
-    respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
+    respond_rpc_error(403, nullptr, jsonrpc::kInvalidRequest,
                       "Forbidden: the Host '" + host +
                           "' is not allowed: this server listens on a loopback address "
                           "and answers only localhost, 127.0.0.1 or [::1]");
@@ -192,12 +192,12 @@ bool HttpConnection::admit() {
   if (!frontend::origin_allowed(origin_, config_.allowed_origins)) {
     const std::string refused = origin_;
     origin_.clear();  // no CORS grant on the refusal
-    respond_rpc_error(403, nullptr, rpc::kInvalidRequest,
+    respond_rpc_error(403, nullptr, jsonrpc::kInvalidRequest,
                       "Forbidden: the origin '" + refused + "' is not allowed");
     return false;
   }
   if (path != config_.path) {
-    respond_rpc_error(404, nullptr, rpc::kInvalidRequest,
+    respond_rpc_error(404, nullptr, jsonrpc::kInvalidRequest,
                       "Not found: the MCP endpoint is " + config_.path);
     return false;
   }
@@ -214,13 +214,13 @@ bool HttpConnection::admit() {
     return false;
   }
   if (!zen::http::authorized(config_.api_key, header("Authorization"), header("x-api-key"))) {
-    respond_rpc_error(401, nullptr, rpc::kInvalidRequest,
+    respond_rpc_error(401, nullptr, jsonrpc::kInvalidRequest,
                       "Unauthorized: invalid or missing API key (send 'Authorization: Bearer "
                       "KEY')");
     return false;
   }
   if (r.method() == bhttp::verb::post && !frontend::is_json_content_type(header("Content-Type"))) {
-    respond_rpc_error(415, nullptr, rpc::kInvalidRequest,
+    respond_rpc_error(415, nullptr, jsonrpc::kInvalidRequest,
                       "Unsupported Media Type: POST a JSON-RPC message with "
                       "'Content-Type: application/json'");
     return false;
@@ -234,7 +234,7 @@ void HttpConnection::handle_request() {
   if (r.method() == bhttp::verb::delete_) return handle_delete();
   // No server-initiated stream: every message to the client rides a POST's answer.
   Reply reply = zen::http::json_reply(
-      405, error_response(nullptr, rpc::kInvalidRequest,
+      405, jsonrpc::error(nullptr, jsonrpc::kInvalidRequest,
                           "Method Not Allowed: this server offers no GET stream; POST messages"));
   reply.headers.emplace_back("Allow", "POST, DELETE, OPTIONS");
   respond(std::move(reply));
@@ -247,7 +247,7 @@ void HttpConnection::handle_post() {
   } catch (const RpcError& e) {
     return respond_rpc_error(400, e.id, e.code, e.what(), e.data);
   }
-  const MessageKind kind = kind_of(message);
+  const jsonrpc::Kind kind = kind_of(message);
   if (const std::string v = header("Mcp-Protocol-Version");
       !v.empty() && std::find(supported_versions().begin(), supported_versions().end(), v) ==
                         supported_versions().end())
@@ -255,13 +255,13 @@ void HttpConnection::handle_post() {
                              "Bad Request: unsupported MCP-Protocol-Version " + v,
                              Json{{"supported", supported_versions()}, {"requested", v}});
   if (const std::string m = header("Mcp-Method");
-      !m.empty() && kind != MessageKind::kResponse && m != message["method"].get<std::string>())
+      !m.empty() && kind != jsonrpc::Kind::response && m != message["method"].get<std::string>())
     return respond_rpc_error(
         400, id_of(message), rpc::kHeaderMismatch,
         "Bad Request: the Mcp-Method header (" + m + ") does not match the body's method");
   std::shared_ptr<Protocol> protocol = session_for(message);
   if (!protocol) return;  // answered
-  if (kind != MessageKind::kRequest) {
+  if (kind != jsonrpc::Kind::request) {
     protocol->handle(message, nullptr);
     Reply accepted;
     accepted.status = 202;
@@ -277,11 +277,11 @@ void HttpConnection::handle_post() {
 
 std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
   const std::string sid = header("Mcp-Session-Id");
-  const bool request = kind_of(message) == MessageKind::kRequest;
+  const bool request = kind_of(message) == jsonrpc::Kind::request;
   const std::string method = message.value("method", std::string());
   if (request && method == "initialize") {
     if (!sid.empty()) {
-      respond_rpc_error(400, id_of(message), rpc::kInvalidRequest,
+      respond_rpc_error(400, id_of(message), jsonrpc::kInvalidRequest,
                         "Bad Request: initialize opens a new session; send it without "
                         "Mcp-Session-Id");
       return nullptr;
@@ -294,7 +294,7 @@ std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
   if (!sid.empty()) {
     auto protocol = shared_->sessions.find(sid);
     if (!protocol)
-      respond_rpc_error(404, id_of(message), rpc::kInvalidRequest,
+      respond_rpc_error(404, id_of(message), jsonrpc::kInvalidRequest,
                         "Not Found: no session " + sid + " (it ended; initialize again)");
     return protocol;
   }
@@ -302,7 +302,7 @@ std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
   if (meta_version(message) == kModernVersion || header("Mcp-Protocol-Version") == kModernVersion ||
       method == "server/discover")
     return shared_->stateless;
-  respond_rpc_error(400, id_of(message), rpc::kInvalidRequest,
+  respond_rpc_error(400, id_of(message), jsonrpc::kInvalidRequest,
                     "Bad Request: Mcp-Session-Id header is required (initialize first)");
   return nullptr;
 }
@@ -310,10 +310,11 @@ std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
 void HttpConnection::handle_delete() {
   const std::string sid = header("Mcp-Session-Id");
   if (sid.empty())
-    return respond_rpc_error(400, nullptr, rpc::kInvalidRequest,
+    return respond_rpc_error(400, nullptr, jsonrpc::kInvalidRequest,
                              "Bad Request: DELETE needs the Mcp-Session-Id header");
   if (!shared_->sessions.end(sid))
-    return respond_rpc_error(404, nullptr, rpc::kInvalidRequest, "Not Found: no session " + sid);
+    return respond_rpc_error(404, nullptr, jsonrpc::kInvalidRequest,
+                             "Not Found: no session " + sid);
   Reply ended;
   ended.status = 204;
   respond(std::move(ended));
@@ -371,7 +372,7 @@ void HttpConnection::respond(Reply reply) {
 
 void HttpConnection::respond_rpc_error(unsigned status, const Json& id, int code,
                                        const std::string& message, Json data) {
-  Reply reply = zen::http::json_reply(status, error_response(id, code, message, std::move(data)));
+  Reply reply = zen::http::json_reply(status, jsonrpc::error(id, code, message, std::move(data)));
   if (status == 401) reply.headers.emplace_back("WWW-Authenticate", "Bearer");
   respond(std::move(reply));
 }

@@ -6,15 +6,18 @@ namespace zen::mcp_server {
 
 Json parse_message(std::string_view text) {
   if (text::json_depth(text) > text::kMaxJsonDepth)
-    throw RpcError(rpc::kInvalidRequest, "the message nests deeper than " +
-                                             std::to_string(text::kMaxJsonDepth) + " levels");
+    throw RpcError(jsonrpc::kInvalidRequest, "the message nests deeper than " +
+                                                 std::to_string(text::kMaxJsonDepth) + " levels");
   Json m = Json::parse(text, nullptr, false);
-  if (m.is_discarded()) throw RpcError(rpc::kParseError, "Parse error: the message is not JSON");
+  if (m.is_discarded())
+    throw RpcError(jsonrpc::kParseError, "Parse error: the message is not JSON");
   if (m.is_array())
-    throw RpcError(rpc::kInvalidRequest, "JSON-RPC batches are not supported: send one message");
-  if (!m.is_object()) throw RpcError(rpc::kInvalidRequest, "a JSON-RPC message must be an object");
+    throw RpcError(jsonrpc::kInvalidRequest,
+                   "JSON-RPC batches are not supported: send one message");
+  if (!m.is_object())
+    throw RpcError(jsonrpc::kInvalidRequest, "a JSON-RPC message must be an object");
   auto invalid = [&](const std::string& why) {
-    RpcError e(rpc::kInvalidRequest, "Invalid request: " + why);
+    RpcError e(jsonrpc::kInvalidRequest, "Invalid request: " + why);
     e.id = id_of(m);
     return e;
   };
@@ -32,35 +35,14 @@ Json parse_message(std::string_view text) {
   throw invalid("the message is neither a request, a notification nor a response");
 }
 
-MessageKind kind_of(const Json& message) {
-  if (!message.contains("method")) return MessageKind::kResponse;
-  return message.contains("id") ? MessageKind::kRequest : MessageKind::kNotification;
-}
-
 Json id_of(const Json& message) {
   if (!message.is_object() || !message.contains("id")) return nullptr;
   const Json& id = message["id"];
   return id.is_string() || id.is_number_integer() ? id : Json(nullptr);
 }
 
-Json result_response(const Json& id, Json result) {
-  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-}
-
-Json error_response(const Json& id, int code, const std::string& message, Json data) {
-  Json error = {{"code", code}, {"message", message}};
-  if (!data.is_null()) error["data"] = std::move(data);
-  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
-}
-
 Json error_response(const Json& id, const RpcError& e) {
-  return error_response(id, e.code, e.what(), e.data);
+  return jsonrpc::error(id, e.code, e.what(), e.data);
 }
-
-Json notification(const std::string& method, Json params) {
-  return Json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
-}
-
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 }  // namespace zen::mcp_server

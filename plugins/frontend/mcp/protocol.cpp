@@ -21,7 +21,7 @@ std::string meta_version(const Json& params) {
   const Json& meta = params["_meta"];
   if (!meta.contains(kVersionMetaKey)) return "";
   if (!meta[kVersionMetaKey].is_string())
-    throw RpcError(rpc::kInvalidParams,
+    throw RpcError(jsonrpc::kInvalidParams,
                    std::string("'_meta.") + kVersionMetaKey + "' must be a string");
   return meta[kVersionMetaKey].get<std::string>();
 }
@@ -86,11 +86,11 @@ void Protocol::cancel_all() {
 
 std::shared_ptr<ToolCall> Protocol::handle(const Json& message,
                                            const std::shared_ptr<Channel>& channel) {
-  const MessageKind kind = kind_of(message);
-  if (kind == MessageKind::kResponse) return nullptr;  // we send no requests: nothing to match
+  const jsonrpc::Kind kind = kind_of(message);
+  if (kind == jsonrpc::Kind::response) return nullptr;  // we send no requests: nothing to match
   const std::string method = message["method"].get<std::string>();
   const Json params = message.value("params", Json::object());
-  if (kind == MessageKind::kNotification) {
+  if (kind == jsonrpc::Kind::notification) {
     on_notification(method, params);
     return nullptr;
   }
@@ -102,12 +102,12 @@ std::shared_ptr<ToolCall> Protocol::handle(const Json& message,
       throw unsupported_version(version);
     r.modern = version == kModernVersion;
     Json result = dispatch(r, channel, started);
-    if (!started) channel->answer(result_response(r.id, std::move(result)));
+    if (!started) channel->answer(jsonrpc::result(r.id, std::move(result)));
   } catch (const RpcError& e) {
     channel->answer(error_response(r.id, e));
   } catch (const std::exception& e) {
     channel->answer(
-        error_response(r.id, rpc::kInternalError, std::string("Internal error: ") + e.what()));
+        jsonrpc::error(r.id, jsonrpc::kInternalError, std::string("Internal error: ") + e.what()));
   }
   return started;
 }
@@ -118,11 +118,11 @@ Json Protocol::dispatch(const Request& r, const std::shared_ptr<Channel>& channe
   if (r.method == "server/discover") return discover(r);
   if (r.method == "ping") return r.modern ? modern_result(Json::object(), false) : Json::object();
   if (r.method != "tools/list" && r.method != "tools/call")
-    throw RpcError(rpc::kMethodNotFound, "Method not found: " + r.method);
+    throw RpcError(jsonrpc::kMethodNotFound, "Method not found: " + r.method);
   if (!r.modern) {
     std::lock_guard lock(mutex_);
     if (!initialized_)
-      throw RpcError(rpc::kInvalidRequest,
+      throw RpcError(jsonrpc::kInvalidRequest,
                      "the session is not initialized: send 'initialize' first (or a "
                      "2026-07-28 request carrying its protocol version in _meta)");
   }
@@ -135,7 +135,7 @@ Json Protocol::dispatch(const Request& r, const std::shared_ptr<Channel>& channe
 
 Json Protocol::initialize(const Request& r) {
   if (!r.params.contains("protocolVersion") || !r.params["protocolVersion"].is_string())
-    throw RpcError(rpc::kInvalidParams, "Invalid params: 'protocolVersion' must be a string",
+    throw RpcError(jsonrpc::kInvalidParams, "Invalid params: 'protocolVersion' must be a string",
                    Json{{"field", "protocolVersion"}});
   const std::string asked = r.params["protocolVersion"].get<std::string>();
   // The client's revision when we speak it, else our newest handshake revision (the client
@@ -143,7 +143,8 @@ Json Protocol::initialize(const Request& r) {
   const std::string chosen = is_handshake_version(asked) ? asked : "2025-11-25";
   {
     std::lock_guard lock(mutex_);
-    if (initialized_) throw RpcError(rpc::kInvalidRequest, "the session is already initialized");
+    if (initialized_)
+      throw RpcError(jsonrpc::kInvalidRequest, "the session is already initialized");
     initialized_ = true;
     version_ = chosen;
   }
@@ -166,11 +167,12 @@ Json Protocol::discover(const Request& r) const {
 Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& channel,
                          std::shared_ptr<ToolCall>& started) {
   if (!r.params.contains("name") || !r.params["name"].is_string())
-    throw RpcError(rpc::kInvalidParams, "Invalid params: 'name' must be a string",
+    throw RpcError(jsonrpc::kInvalidParams, "Invalid params: 'name' must be a string",
                    Json{{"field", "name"}});
   const std::string name = r.params["name"].get<std::string>();
   const std::optional<Tool> tool = find_tool(name);
-  if (!tool) throw RpcError(rpc::kInvalidParams, "Unknown tool: " + name, Json{{"field", "name"}});
+  if (!tool)
+    throw RpcError(jsonrpc::kInvalidParams, "Unknown tool: " + name, Json{{"field", "name"}});
   const Json arguments = r.params.value("arguments", Json::object());
   check_arguments(*tool, arguments);
 

@@ -6,7 +6,7 @@ namespace zen::mcp_server {
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw RpcError(rpc::kInvalidParams, "Invalid params: '" + where + "' " + what,
+  throw RpcError(jsonrpc::kInvalidParams, "Invalid params: '" + where + "' " + what,
                  Json{{"field", where}});
 }
 

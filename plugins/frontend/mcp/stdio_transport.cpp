@@ -113,7 +113,7 @@ void StdioTransport::read_loop() {
           discarding = true;
           pending.clear();
           outbox_->push(dump(
-              error_response(nullptr, rpc::kInvalidRequest,
+              jsonrpc::error(nullptr, jsonrpc::kInvalidRequest,
                              "the message exceeds " + std::to_string(max_line_bytes_) + " bytes")));
         }
         continue;

@@ -128,7 +128,7 @@ void ToolCall::on_delta(const Json& ev) {
   const auto now = std::chrono::steady_clock::now();
   if (deltas_ > 1 && now - last_progress_ < kProgressInterval) return;
   last_progress_ = now;
-  channel_->notify(notification(
+  channel_->notify(jsonrpc::notification(
       "notifications/progress",
       Json{{"progressToken", options_.progress_token},
            {"progress", deltas_},
@@ -162,7 +162,7 @@ void ToolCall::answer(Json result) {
     if (cancelled_ || answered_) return;
     answered_ = true;
   }
-  channel_->answer(result_response(options_.rpc_id, std::move(result)));
+  channel_->answer(jsonrpc::result(options_.rpc_id, std::move(result)));
 }
 
 }  // namespace zen::mcp_server
