@@ -1,4 +1,4 @@
-// zen-engine pull / list / rm: the model store (host/store). Errors propagate to main as one
+// zen-engine pull / list / rm: the model store (services/store). Errors propagate to main as one
 // line (exit 1); option errors exit 2.
 #include <unistd.h>
 

@@ -41,7 +41,7 @@ CLIENT_TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather in a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
                    "required": ["city"]}}}]
-# "<id> scripted: prompt P (cached C), completion K, REASON, S s" (host/serving/request_sink.cpp)
+# "<id> scripted: prompt P (cached C), completion K, REASON, S s" (services/serving/request_sink.cpp)
 ROUND_LOG = r"{id} scripted: prompt (\d+) \(cached (\d+)\), completion (\d+), (\w+),"
 
 
