@@ -1,12 +1,5 @@
-// zen-engine perplexity -m MODEL -f TEXT [-c 512] [--chunks N] [--logits-out FILE]: the text's
-// tokens split into chunks of c tokens, each evaluated from an empty cache (its first token
-// replaced by BOS when the model adds one), the negative log-likelihood taken over the second
-// half of every chunk, as llama.cpp's perplexity tool does, so the figures compare.
-//
-// --logits-out writes every position's logits for comparison with another engine:
-//   "ZENLGT01" | u32 n_vocab | u32 n_ctx | u32 n_chunks |
-//   per chunk: i32 tokens[n_ctx], f32 logits[n_ctx][n_vocab]   (little-endian)
-#include <cmath>
+// zen-engine perplexity -m MODEL -f TEXT [-c 512] [--chunks N] [--logits-out FILE]: the options
+// and output of core/model/perplexity.h (llama.cpp's method; the logits file's layout).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -14,28 +7,11 @@
 
 #include "context.h"
 #include "loaded_model.h"
+#include "model/perplexity.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
 
 namespace zen::cli {
-namespace {
-
-// log-softmax(logits)[target], in double for a stable sum over thousands of positions.
-double log_prob(std::span<const float> logits, int32_t target) {
-  float mx = logits[0];
-  for (float x : logits) mx = std::max(mx, x);
-  double sum = 0;
-  for (float x : logits) sum += std::exp(static_cast<double>(x - mx));
-  return static_cast<double>(logits[static_cast<size_t>(target)] - mx) - std::log(sum);
-}
-
-template <class T>
-void put(std::ofstream& out, const T& v) {
-  out.write(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-}  // namespace
-
 int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   po::options_description desc("zen-engine perplexity options");
   std::string model, text_file, logits_out;
@@ -94,41 +70,17 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   if (!logits_out.empty()) {
     out.open(logits_out, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(ZEN_ERR_IO, "cannot write '" + logits_out + "'");
-    out.write("ZENLGT01", 8);
-    put(out, static_cast<uint32_t>(tok.n_vocab()));
-    put(out, static_cast<uint32_t>(n_ctx));
-    put(out, static_cast<uint32_t>(n_chunks));
   }
-  model::Context& ctx = lm.context();
-  const size_t first = n_ctx / 2;
-  double nll = 0, nll2 = 0;
-  size_t count = 0;
-  for (size_t c = 0; c < n_chunks; ++c) {
-    std::vector<int32_t> chunk(ids.begin() + static_cast<ptrdiff_t>(c * n_ctx),
-                               ids.begin() + static_cast<ptrdiff_t>((c + 1) * n_ctx));
-    if (tok.add_bos() && tok.bos() >= 0) chunk[0] = tok.bos();
-    ctx.kv().clear();
-    ctx.decode(model::Batch::sequence(chunk, 0, 0, true));
-    if (out.is_open()) {
-      for (int32_t t : chunk) put(out, t);
-      for (size_t i = 0; i < n_ctx; ++i) {
-        std::span<const float> row = ctx.logits(i);
-        out.write(reinterpret_cast<const char*>(row.data()),
-                  static_cast<std::streamsize>(row.size_bytes()));
-      }
-    }
-    for (size_t i = first; i + 1 < n_ctx; ++i) {
-      const double lp = -log_prob(ctx.logits(i), chunk[i + 1]);
-      nll += lp;
-      nll2 += lp * lp;
-      ++count;
-    }
-    std::fprintf(stderr, "[%zu]%.4f,", c + 1, std::exp(nll / static_cast<double>(count)));
-  }
-  const double mean = nll / static_cast<double>(count);
-  const double var = nll2 / static_cast<double>(count) - mean * mean;
-  const double err = count > 1 ? std::sqrt(std::max(var, 0.0) / static_cast<double>(count - 1)) : 0;
-  std::printf("\nFinal estimate: PPL = %.4f +/- %.5f\n", std::exp(mean), std::exp(mean) * err);
+  model::PerplexityOptions po;
+  po.n_ctx = n_ctx;
+  po.n_chunks = n_chunks;
+  po.bos = tok.add_bos() ? tok.bos() : -1;
+  po.n_vocab = static_cast<uint32_t>(tok.n_vocab());
+  po.logits = out.is_open() ? &out : nullptr;
+  const model::Perplexity p = model::perplexity(lm.context(), ids, po, [](size_t c, double ppl) {
+    std::fprintf(stderr, "[%zu]%.4f,", c, ppl);
+  });
+  std::printf("\nFinal estimate: PPL = %.4f +/- %.5f\n", p.value, p.error);
   return 0;
 }
 

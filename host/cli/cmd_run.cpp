@@ -7,12 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +20,7 @@
 #include "loaded_model.h"
 #include "options.h"
 #include "serving/chat_template.h"
+#include "serving/text_stream.h"
 #include "template/template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -56,71 +55,6 @@ void print_stats(const TurnStats& s) {
                s.stop_reason.c_str());
 }
 
-// One request's text, from the engine thread (which must not wait on I/O) to the CLI thread
-// that prints it, with the request's end and usage.
-class TextStream final : public engine::Sink {
- public:
-  explicit TextStream(const tokenizer::Tokenizer& tok) : text_(tok) {}
-
-  bool on_token(int, int32_t token, const sampling::Logprobs*) override {
-    const std::string piece = text_.push(token);
-    std::lock_guard lock(mu_);
-    if (!first_token_) first_token_ = Clock::now();
-    pending_ += piece;
-    wake_.notify_one();
-    return true;
-  }
-  void on_finish(int, engine::Finish reason, const std::string& error) override {
-    std::lock_guard lock(mu_);
-    reason_ = reason;
-    error_ = error;
-  }
-  void on_done(const engine::Usage& usage) override {
-    const std::string tail = text_.flush();
-    std::lock_guard lock(mu_);
-    pending_ += tail;
-    usage_ = usage;
-    end_ = Clock::now();
-    done_ = true;
-    wake_.notify_one();
-  }
-
-  // On the CLI thread: hands the text to `out` as it comes, until the request's last event.
-  void drain(const std::function<void(std::string_view)>& out) {
-    std::unique_lock lock(mu_);
-    for (;;) {
-      wake_.wait(lock, [&] { return done_ || !pending_.empty(); });
-      std::string piece;
-      piece.swap(pending_);
-      const bool done = done_;
-      lock.unlock();
-      if (!piece.empty()) out(piece);
-      lock.lock();
-      if (done && pending_.empty()) return;
-    }
-  }
-  // After drain():
-  engine::Finish reason() const { return reason_; }
-  const std::string& error() const { return error_; }
-  const engine::Usage& usage() const { return usage_; }
-  Clock::time_point first_token(Clock::time_point otherwise) const {
-    return first_token_.value_or(otherwise);
-  }
-  Clock::time_point end() const { return end_; }
-
- private:
-  tokenizer::StreamDecoder text_;  // engine thread only
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::string pending_;
-  std::optional<Clock::time_point> first_token_;
-  Clock::time_point end_;
-  engine::Finish reason_ = engine::Finish::kStop;
-  std::string error_;
-  engine::Usage usage_;
-  bool done_ = false;
-};
-
 double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -142,7 +76,7 @@ std::string answer(engine::Engine& engine, const tokenizer::Tokenizer& tok,
   request.sampling = o.sampling;
   request.max_tokens = std::min(o.n_predict, room);
   request.stop_tokens = eog;
-  auto sink = std::make_shared<TextStream>(tok);
+  auto sink = std::make_shared<serving::TextStream>(tok);
   const Clock::time_point t0 = Clock::now();
   engine.submit(std::move(request), sink);
   std::string text;
