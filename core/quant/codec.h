@@ -5,12 +5,11 @@
 #pragma once
 
 #include <zen/types.h>
+#include <zen/half.hpp>
+#include <zen/quant_blocks.hpp>
 
 #include <cstddef>
 #include <cstdint>
-
-#include "quant/blocks.h"
-#include "quant/half.h"
 
 namespace zen::quant {
 

@@ -1,5 +1,5 @@
 // matmul and matmul_id for every weight type the CPU device supports, against a reference that
-// dequantizes the weights in double (written here from the layouts in quant/blocks.h, never
+// dequantizes the weights in double (written here from the layouts in zen/quant_blocks.hpp, never
 // the kernels' code) and multiplies by the F32 activations in double.
 //
 // Weights are random bytes (every bit pattern of quants, high bits and packed scales is a valid
@@ -28,9 +28,10 @@
 #include <functional>
 #include <random>
 
+#include <zen/half.hpp>
+#include <zen/quant_blocks.hpp>
+
 #include "op_harness.h"
-#include "quant/blocks.h"
-#include "quant/half.h"
 
 namespace zen::ops {
 namespace {

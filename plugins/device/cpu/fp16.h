@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "quant/half.h"
+#include <zen/half.hpp>
 
 namespace ZEN_CPU_NS {
 

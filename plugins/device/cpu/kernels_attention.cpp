@@ -35,8 +35,9 @@
 #include <arm_neon.h>
 #endif
 
+#include <zen/quant_blocks.hpp>
+
 #include "kernels.h"
-#include "quant/blocks.h"
 #include "tensor_access.h"
 #include "vec.h"
 

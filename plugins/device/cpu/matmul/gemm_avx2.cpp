@@ -15,9 +15,9 @@
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#include <zen/quant_blocks.hpp>
 
 #include "gemm_pack.h"
-#include "quant/blocks.h"
 #include "vec_dot.h"
 #endif
 

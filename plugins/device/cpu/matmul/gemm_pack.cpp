@@ -6,12 +6,13 @@
 
 #include <cstring>
 
+#include <zen/quant_blocks.hpp>
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
 #include "k_scales.h"
-#include "quant/blocks.h"
 #include "unpack_avx2.h"
 
 namespace ZEN_CPU_NS::mm {

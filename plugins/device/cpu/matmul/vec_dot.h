@@ -12,8 +12,7 @@
 #include <cstdint>
 
 #include <zen/types.h>
-
-#include "quant/blocks.h"
+#include <zen/quant_blocks.hpp>
 
 namespace ZEN_CPU_NS::mm {
 

@@ -43,7 +43,7 @@ inline float ld_bf16(global const uchar* p) {
   return as_float((uint)(*(global const ushort*)p) << 16);
 }
 
-// F32 -> BF16 rounding to nearest even, NaN kept quiet (core/quant/half.h's float_to_bf16).
+// F32 -> BF16 rounding to nearest even, NaN kept quiet (zen/half.hpp's float_to_bf16).
 inline ushort to_bf16(float v) {
   uint x = as_uint(v);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (ushort)((x >> 16) | 0x40u);

@@ -12,7 +12,7 @@ layout(std430, set = 0, binding = 0) buffer Buf { uint w[]; } bufs[6];
 #define TYPE_I32 26u
 #define TYPE_BF16 30u
 
-// bfloat16 <-> float (round to nearest even, quiet NaNs), as core/quant/half.h.
+// bfloat16 <-> float (round to nearest even, quiet NaNs), as zen/half.hpp.
 float bf16_to_f32(uint h) { return uintBitsToFloat(h << 16); }
 uint f32_to_bf16(float f) {
   const uint x = floatBitsToUint(f);

@@ -1,5 +1,5 @@
 // Dequantization of 32 consecutive elements (one chunk) of a row in binding 0, for the float
-// types and the GGUF block formats (layouts as in core/quant/blocks.h). A chunk is a whole
+// types and the GGUF block formats (layouts as in sdk/include/zen/quant_blocks.hpp). A chunk is a whole
 // block of the 32-element formats and one 32-element sub-block of the 256-element ones, so
 // every format decodes the same way: the caller walks a row chunk by chunk.
 // A block-format chunk is its header (qhead: float scale d and min m, and the chunk's integer
