@@ -12,8 +12,6 @@ set(ZEN_PLUGIN_INCLUDE_EXCEPTIONS
     "device/cpu:hw/topology.h"
     "device/cpu:hw/cpu_features.h"
     "device/vulkan:hw/topology.h"
-    "frontend/http:text/json_depth.h"
-    "frontend/mcp:text/json_depth.h"
     "quant:quant/codec.h")
 
 function(zen_check_plugin_boundaries plugins_dir)

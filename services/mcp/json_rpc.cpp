@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "text/json_depth.h"
+#include <zen/json_depth.hpp>
 
 namespace zen::mcp {
 

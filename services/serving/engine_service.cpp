@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <random>
 
+#include <zen/json_depth.hpp>
 #include "api_error.h"
 #include "json_fields.h"
 #include "metrics_text.h"
 #include "prompt.h"
 #include "sampler/rng.h"
-#include "text/json_depth.h"
 #include "text/utf8.h"
 #include "tool_loop.h"
 

@@ -1,6 +1,6 @@
 #include "request_body.h"
 
-#include "text/json_depth.h"
+#include <zen/json_depth.hpp>
 
 namespace zen::http {
 

@@ -1,6 +1,6 @@
 #include "jsonrpc.h"
 
-#include "text/json_depth.h"
+#include <zen/json_depth.hpp>
 
 namespace zen::mcp_server {
 
