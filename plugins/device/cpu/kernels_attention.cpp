@@ -531,27 +531,58 @@ void accumulate_rows(float* acc, const float* w, const float* rows, int64_t stri
       axpy_f32(acc + e, w[j], reinterpret_cast<const char*>(rows + j * stride + e), dv - e);
 }
 
-// out[i * os + j] = dot_f32(q row i, k row j) for i < nq, j < nk (rows qs / ks floats apart).
-// Register tiles share each load among several outputs (dot_f32 alone loads twice per FMA,
-// so it ran at half the FMA rate); each output keeps dot_f32's accumulators and order, so the
-// results are dot_f32's bit for bit. AVX-512: 2 x 4 tiles when d is a multiple of 16; AVX2:
-// 2 x 2 tiles when d is a multiple of 8.
-void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t ks, int64_t nk,
-                int64_t d, float* out, int64_t os) {
-  int64_t i = 0;
 #if defined(__AVX512F__)
-  for (; d % 16 == 0 && i + 2 <= nq; i += 2) {
-    const float* qr[2] = {q + i * qs, q + (i + 1) * qs};
-    int64_t j = 0;
-    for (; j + 4 <= nk; j += 4) {
-      const float* kr[4] = {k + j * ks, k + (j + 1) * ks, k + (j + 2) * ks, k + (j + 3) * ks};
-      __m512 a[2][4][2];  // (query, key, even/odd 16-chunk of each 32): dot_f32's a0, a1
+// The sums of a0..a3 in elements 0, 4, 8 and 12, each added in _mm512_reduce_add_ps's order
+// (high 256 + low, high 128 + low, then elements 0 + 2 and 1 + 3, then those two): 13
+// operations for four sums, where one _mm512_reduce_add_ps takes 8.
+inline __m512 reduce4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
+  const __m512 u01 = _mm512_add_ps(_mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2)),
+                                   _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0)));
+  const __m512 u23 = _mm512_add_ps(_mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2)),
+                                   _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0)));
+  const __m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)),
+                                 _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)));
+  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm512_add_ps(w, _mm512_permute_ps(w, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+inline __m512 f16x16(const char* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// Key rows as score_tiles reads them: 16 floats of row j from element e.
+struct F32Rows {
+  const float* k;
+  int64_t ks;  // floats between rows
+  __m512 load(int64_t j, int64_t e) const { return _mm512_loadu_ps(k + j * ks + e); }
+};
+struct F16Rows {
+  const char* const* rows;
+  __m512 load(int64_t j, int64_t e) const { return f16x16(rows[j] + 2 * e); }
+};
+
+// out[i * os + j] = q row i . key row j for i < nq, j < nk; d a multiple of 16. Tiles of 2
+// lanes x 4 keys share each load (dot_f32 alone loads twice per FMA, so it ran at half the FMA
+// rate); each output keeps dot_f32's two accumulators, and reduce4 its order, so the results
+// are dot_f32's bit for bit, whatever the tile. A missing lane or key repeats the last one
+// (its output dropped).
+template <class Rows>
+void score_tiles(const float* q, int64_t qs, int64_t nq, const Rows& rows, int64_t nk, int64_t d,
+                 float* out, int64_t os) {
+  for (int64_t i = 0; i < nq; i += 2) {
+    const int nl = nq - i >= 2 ? 2 : 1;
+    const float* qr[2] = {q + i * qs, q + (i + nl - 1) * qs};
+    for (int64_t j = 0; j < nk; j += 4) {
+      const int64_t nkk = std::min<int64_t>(4, nk - j);
+      int64_t kj[4];
+      for (int kk = 0; kk < 4; ++kk) kj[kk] = j + std::min<int64_t>(kk, nkk - 1);
+      __m512 a[2][4][2];
       for (auto& ar : a)
         for (auto& ak : ar) ak[0] = ak[1] = _mm512_setzero_ps();
       const auto step = [&](int64_t e, int h) {
         const __m512 x0 = _mm512_loadu_ps(qr[0] + e), x1 = _mm512_loadu_ps(qr[1] + e);
         for (int kk = 0; kk < 4; ++kk) {
-          const __m512 y = _mm512_loadu_ps(kr[kk] + e);
+          const __m512 y = rows.load(kj[kk], e);
           a[0][kk][h] = _mm512_fmadd_ps(x0, y, a[0][kk][h]);
           a[1][kk][h] = _mm512_fmadd_ps(x1, y, a[1][kk][h]);
         }
@@ -562,17 +593,30 @@ void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t 
         step(e + 16, 1);
       }
       if (e < d) step(e, 0);
-      for (int r = 0; r < 2; ++r)
-        for (int kk = 0; kk < 4; ++kk)
-          out[(i + r) * os + j + kk] =
-              _mm512_reduce_add_ps(_mm512_add_ps(a[r][kk][0], a[r][kk][1]));
-    }
-    for (; j < nk; ++j) {
-      const char* kj = reinterpret_cast<const char*>(k + j * ks);
-      out[i * os + j] = dot_f32(qr[0], kj, d);
-      out[(i + 1) * os + j] = dot_f32(qr[1], kj, d);
+      for (int r = 0; r < nl; ++r) {
+        alignas(64) float sums[16];
+        _mm512_store_ps(
+            sums,
+            reduce4(_mm512_add_ps(a[r][0][0], a[r][0][1]), _mm512_add_ps(a[r][1][0], a[r][1][1]),
+                    _mm512_add_ps(a[r][2][0], a[r][2][1]), _mm512_add_ps(a[r][3][0], a[r][3][1])));
+        for (int64_t kk = 0; kk < nkk; ++kk) out[(i + r) * os + j + kk] = sums[4 * kk];
+      }
     }
   }
+}
+
+#endif
+
+// out[i * os + j] = dot_f32(q row i, k row j) for i < nq, j < nk (rows qs / ks floats apart).
+// Register tiles share each load among several outputs (dot_f32 alone loads twice per FMA,
+// so it ran at half the FMA rate); each output keeps dot_f32's accumulators and order, so the
+// results are dot_f32's bit for bit. AVX-512: score_tiles when d is a multiple of 16; AVX2:
+// 2 x 2 tiles when d is a multiple of 8.
+void score_tile(const float* q, int64_t qs, int64_t nq, const float* k, int64_t ks, int64_t nk,
+                int64_t d, float* out, int64_t os) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  if (d % 16 == 0) return score_tiles(q, qs, nq, F32Rows{k, ks}, nk, d, out, os);
 #elif defined(__AVX2__) && defined(__FMA__)
   for (; d % 8 == 0 && i + 2 <= nq; i += 2) {
     const float *q0 = q + i * qs, *q1 = q0 + qs;
@@ -627,62 +671,10 @@ constexpr bool kF16Rows = true;
 // 110-113; Gemma 3 270M (4 lanes) even.
 constexpr int64_t kF16MaxLanes = 4;
 
-// The sums of a0..a3 in elements 0, 4, 8 and 12, each added in _mm512_reduce_add_ps's order
-// (high 256 + low, high 128 + low, then elements 0 + 2 and 1 + 3, then those two): 13
-// operations for four sums, where one _mm512_reduce_add_ps takes 8.
-inline __m512 reduce4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
-  const __m512 u01 = _mm512_add_ps(_mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2)),
-                                   _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0)));
-  const __m512 u23 = _mm512_add_ps(_mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2)),
-                                   _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0)));
-  const __m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)),
-                                 _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)));
-  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(1, 0, 3, 2)));
-  return _mm512_add_ps(w, _mm512_permute_ps(w, _MM_SHUFFLE(2, 3, 0, 1)));
-}
-
-inline __m512 f16x16(const char* p) {
-  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-}
-
 // out[i * os + j] = q row i . F16 row krow[j], for i < nq, j < nk; d a multiple of 16.
-// Tiles of 2 lanes x 4 keys, each with dot_f32's even/odd accumulators: 16 registers.
 void score_f16(const float* q, int64_t qs, int64_t nq, const char* const* krow, int64_t nk,
                int64_t d, float* out, int64_t os) {
-  for (int64_t i = 0; i < nq; i += 2) {
-    const int nl = nq - i >= 2 ? 2 : 1;
-    const float* qr[2] = {q + i * qs, q + (i + nl - 1) * qs};
-    for (int64_t j = 0; j < nk; j += 4) {
-      const int64_t nkk = std::min<int64_t>(4, nk - j);
-      const char* kr[4];
-      for (int kk = 0; kk < 4; ++kk) kr[kk] = krow[j + std::min<int64_t>(kk, nkk - 1)];
-      __m512 a[2][4][2];
-      for (auto& ar : a)
-        for (auto& ak : ar) ak[0] = ak[1] = _mm512_setzero_ps();
-      const auto step = [&](int64_t e, int h) {
-        const __m512 x0 = _mm512_loadu_ps(qr[0] + e), x1 = _mm512_loadu_ps(qr[1] + e);
-        for (int kk = 0; kk < 4; ++kk) {
-          const __m512 y = f16x16(kr[kk] + 2 * e);
-          a[0][kk][h] = _mm512_fmadd_ps(x0, y, a[0][kk][h]);
-          a[1][kk][h] = _mm512_fmadd_ps(x1, y, a[1][kk][h]);
-        }
-      };
-      int64_t e = 0;
-      for (; e + 32 <= d; e += 32) {
-        step(e, 0);
-        step(e + 16, 1);
-      }
-      if (e < d) step(e, 0);
-      for (int r = 0; r < nl; ++r) {
-        alignas(64) float sums[16];
-        _mm512_store_ps(
-            sums,
-            reduce4(_mm512_add_ps(a[r][0][0], a[r][0][1]), _mm512_add_ps(a[r][1][0], a[r][1][1]),
-                    _mm512_add_ps(a[r][2][0], a[r][2][1]), _mm512_add_ps(a[r][3][0], a[r][3][1])));
-        for (int64_t kk = 0; kk < nkk; ++kk) out[(i + r) * os + j + kk] = sums[4 * kk];
-      }
-    }
-  }
+  score_tiles(q, qs, nq, F16Rows{krow}, nk, d, out, os);
 }
 
 // acc[i][0..dv) += w[i * ws + j] * F16 row vrow[j] for lanes i < nl and keys j < nk in order,
