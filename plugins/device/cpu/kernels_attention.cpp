@@ -550,15 +550,20 @@ inline __m512 f16x16(const char* p) {
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
-// Key rows as score_tiles reads them: 16 floats of row j from element e.
+// Key rows as score_tiles reads them: row(j) the address of row j, load(row, e) its 16 floats
+// from element e (the addresses are taken once per tile, not once per load).
 struct F32Rows {
+  using Row = const float*;
   const float* k;
   int64_t ks;  // floats between rows
-  __m512 load(int64_t j, int64_t e) const { return _mm512_loadu_ps(k + j * ks + e); }
+  Row row(int64_t j) const { return k + j * ks; }
+  static __m512 load(Row r, int64_t e) { return _mm512_loadu_ps(r + e); }
 };
 struct F16Rows {
+  using Row = const char*;
   const char* const* rows;
-  __m512 load(int64_t j, int64_t e) const { return f16x16(rows[j] + 2 * e); }
+  Row row(int64_t j) const { return rows[j]; }
+  static __m512 load(Row r, int64_t e) { return f16x16(r + 2 * e); }
 };
 
 // out[i * os + j] = q row i . key row j for i < nq, j < nk; d a multiple of 16. Tiles of 2
@@ -574,15 +579,15 @@ void score_tiles(const float* q, int64_t qs, int64_t nq, const Rows& rows, int64
     const float* qr[2] = {q + i * qs, q + (i + nl - 1) * qs};
     for (int64_t j = 0; j < nk; j += 4) {
       const int64_t nkk = std::min<int64_t>(4, nk - j);
-      int64_t kj[4];
-      for (int kk = 0; kk < 4; ++kk) kj[kk] = j + std::min<int64_t>(kk, nkk - 1);
+      typename Rows::Row kr[4];
+      for (int kk = 0; kk < 4; ++kk) kr[kk] = rows.row(j + std::min<int64_t>(kk, nkk - 1));
       __m512 a[2][4][2];
       for (auto& ar : a)
         for (auto& ak : ar) ak[0] = ak[1] = _mm512_setzero_ps();
       const auto step = [&](int64_t e, int h) {
         const __m512 x0 = _mm512_loadu_ps(qr[0] + e), x1 = _mm512_loadu_ps(qr[1] + e);
         for (int kk = 0; kk < 4; ++kk) {
-          const __m512 y = rows.load(kj[kk], e);
+          const __m512 y = Rows::load(kr[kk], e);
           a[0][kk][h] = _mm512_fmadd_ps(x0, y, a[0][kk][h]);
           a[1][kk][h] = _mm512_fmadd_ps(x1, y, a[1][kk][h]);
         }
@@ -593,13 +598,15 @@ void score_tiles(const float* q, int64_t qs, int64_t nq, const Rows& rows, int64
         step(e + 16, 1);
       }
       if (e < d) step(e, 0);
-      for (int r = 0; r < nl; ++r) {
-        alignas(64) float sums[16];
-        _mm512_store_ps(
-            sums,
+      for (int r = 0; r < 2; ++r) {  // bound 2, not nl: GCC kept a[][][] on the stack (pp512 -10 %)
+        if (r == nl) break;
+        const __m512 sums =
             reduce4(_mm512_add_ps(a[r][0][0], a[r][0][1]), _mm512_add_ps(a[r][1][0], a[r][1][1]),
-                    _mm512_add_ps(a[r][2][0], a[r][2][1]), _mm512_add_ps(a[r][3][0], a[r][3][1])));
-        for (int64_t kk = 0; kk < nkk; ++kk) out[(i + r) * os + j + kk] = sums[4 * kk];
+                    _mm512_add_ps(a[r][2][0], a[r][2][1]), _mm512_add_ps(a[r][3][0], a[r][3][1]));
+        // Elements 0, 4, 8, 12 to the first four, stored together (a tile's missing keys masked).
+        const __m128 four = _mm512_castps512_ps128(_mm512_permutexvar_ps(
+            _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), sums));
+        _mm_mask_storeu_ps(out + (i + r) * os + j, static_cast<__mmask8>((1u << nkk) - 1), four);
       }
     }
   }
