@@ -18,13 +18,8 @@ namespace {
 
 struct QuantizeOptions {
   std::string in, out;
-  const quant::FileType* target = nullptr;
-  quant::RecipeOptions recipe;
-  unsigned threads = 1;
-  bool allow_requantize = false;
+  quant::QuantizeFileOptions file;  // what quantize_file takes
 };
-
-std::string_view type_name(zen_type t) { return type_traits(t)->name; }
 
 zen_type parse_tensor_type(const std::string& name, const char* option) {
   const TypeTraits* t = type_traits_by_name(name);
@@ -72,20 +67,20 @@ std::optional<QuantizeOptions> parse_options(const Args& args, int& code) {
   o.in = vm["in"].as<std::string>();
   o.out = vm["out"].as<std::string>();
   const std::string type = vm["type"].as<std::string>();
-  o.target = quant::find_file_type(type);
-  if (!o.target) throw po::error("unknown TYPE '" + type + "'; one of " + file_type_list());
+  o.file.target = quant::find_file_type(type);
+  if (!o.file.target) throw po::error("unknown TYPE '" + type + "'; one of " + file_type_list());
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  o.threads = vm.count("threads") ? vm["threads"].as<unsigned>() : hw;
-  if (o.threads == 0 || o.threads > 1024) throw po::error("--threads must be 1..1024");
-  o.allow_requantize = vm.count("allow-requantize") > 0;
-  o.recipe.leave_output = vm.count("leave-output-tensor") > 0;
-  o.recipe.pure = vm.count("pure") > 0;
+  o.file.threads = vm.count("threads") ? vm["threads"].as<unsigned>() : hw;
+  if (o.file.threads == 0 || o.file.threads > 1024) throw po::error("--threads must be 1..1024");
+  o.file.allow_requantize = vm.count("allow-requantize") > 0;
+  o.file.recipe.leave_output = vm.count("leave-output-tensor") > 0;
+  o.file.recipe.pure = vm.count("pure") > 0;
   if (vm.count("output-tensor-type")) {
-    o.recipe.output_type =
+    o.file.recipe.output_type =
         parse_tensor_type(vm["output-tensor-type"].as<std::string>(), "output-tensor-type");
   }
   if (vm.count("token-embedding-type")) {
-    o.recipe.token_embedding_type =
+    o.file.recipe.token_embedding_type =
         parse_tensor_type(vm["token-embedding-type"].as<std::string>(), "token-embedding-type");
   }
   return o;
@@ -107,8 +102,8 @@ void print_progress(const quant::TensorWritten& w) {
   char line[512];
   std::snprintf(line, sizeof line, "[%4zu/%4zu] %-40s %-18s %6s -> %-6s %9.3f -> %9.3f MiB", i + 1,
                 n, gguf::escape(t.name, 60).c_str(), shape_of(t).c_str(),
-                std::string(type_name(t.type)).c_str(), std::string(type_name(p.type)).c_str(),
-                mib(t.n_bytes), mib(out_bytes));
+                std::string(type_traits(t.type)->name).c_str(),
+                std::string(type_traits(p.type)->name).c_str(), mib(t.n_bytes), mib(out_bytes));
   std::cout << line;
   if (!p.reason.empty()) std::cout << "  (" << p.reason << ")";
   std::cout << std::endl;
@@ -121,16 +116,11 @@ int cmd_quantize(const Args& args, const GlobalOptions&) {
   std::optional<QuantizeOptions> o = parse_options(args, code);
   if (!o) return code;
   const auto start = std::chrono::steady_clock::now();
-  quant::QuantizeFileOptions qo;
-  qo.target = o->target;
-  qo.recipe = o->recipe;
-  qo.threads = o->threads;
-  qo.allow_requantize = o->allow_requantize;
   const quant::QuantizeFileResult r = quant::quantize_file(
-      o->in, o->out, qo,
+      o->in, o->out, o->file,
       [&] {
-        std::cout << "quantizing " << o->in << " to " << o->target->name << " with " << o->threads
-                  << " thread" << (o->threads == 1 ? "" : "s") << std::endl;
+        std::cout << "quantizing " << o->in << " to " << o->file.target->name << " with "
+                  << o->file.threads << " thread" << (o->file.threads == 1 ? "" : "s") << std::endl;
       },
       [](const quant::TensorWritten& w) { print_progress(w); });
   const double secs =
