@@ -1,149 +1,26 @@
 // zen-engine bench -m MODEL [-p 512] [-n 128] [-t THREADS] [-r REPS] [--json]: prompt
-// processing (one batch of p tokens into an empty cache) and generation (n single-token steps
-// from an empty cache) in tokens per second, like llama-bench's pp and tg tests, on
-// deterministic pseudo-random token ids. One untimed warm-up run precedes each test.
-//
-// --decode-seqs 1,4,16,64 adds batched decode, the way a server decodes: N sequences, each
-// already holding --kv-len cached positions, take --decode-steps steps of one token each (one
-// batch of N tokens per step); t/s is N x steps / time. The cached positions are appended in
-// lock-step, as a server's decode steps append them, so each sequence's KV blocks interleave
-// with the others' across the cache; their contents are not computed (attention's cost does not
-// depend on the values), which keeps a 64 x 256-position setup instant.
+// processing, generation and (--decode-seqs 1,4,16,64) batched decode in tokens per second, like
+// llama-bench's pp and tg tests; core/model/throughput.h says what each test runs.
 //
 // -v adds, per test and device, the work per step the device counted over the timed runs
 // (submits, host waits, dispatches, barriers, recordings, bytes moved, allocations: the
 // "zen_device_counters" extension); --json always carries it, under "device_work".
 #include <algorithm>
 #include <charconv>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <optional>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
-#include <zen/device_counters.h>
 #include <nlohmann/json.hpp>
 
 #include "context.h"
 #include "loaded_model.h"
+#include "model/throughput.h"
 #include "options.h"
 
 namespace zen::cli {
 namespace {
-
-struct TestResult {
-  std::string name;
-  int n_prompt = 0, n_gen = 0;
-  std::vector<double> samples_ts;
-  int n_seq = 1;  // sequences decoding together (batched decode: n_prompt is their KV length)
-  nlohmann::json device_work = nlohmann::json::object();
-  double mean() const {
-    double s = 0;
-    for (double x : samples_ts) s += x;
-    return samples_ts.empty() ? 0 : s / static_cast<double>(samples_ts.size());
-  }
-  double stddev() const {
-    if (samples_ts.size() < 2) return 0;
-    double m = mean(), s = 0;
-    for (double x : samples_ts) s += (x - m) * (x - m);
-    return std::sqrt(s / static_cast<double>(samples_ts.size() - 1));
-  }
-};
-
-std::vector<int32_t> random_tokens(int n, int32_t n_vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<int32_t> ids(static_cast<size_t>(n));
-  for (int32_t& id : ids) id = static_cast<int32_t>(rng() % static_cast<uint32_t>(n_vocab));
-  return ids;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// One timed prompt-processing run: tokens/s.
-double run_prompt(model::Context& ctx, const std::vector<int32_t>& ids) {
-  ctx.kv().clear();
-  auto t0 = std::chrono::steady_clock::now();
-  ctx.decode(model::Batch::sequence(ids, 0, 0, false));
-  return static_cast<double>(ids.size()) / seconds_since(t0);
-}
-
-// One timed generation run: n single-token decodes.
-double run_generate(model::Context& ctx, const std::vector<int32_t>& ids) {
-  ctx.kv().clear();
-  auto t0 = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < ids.size(); ++i)
-    ctx.decode(model::Batch::sequence(std::span(&ids[i], 1), static_cast<int32_t>(i), 0, false));
-  return static_cast<double>(ids.size()) / seconds_since(t0);
-}
-
-// One timed batched-decode run: n_seq sequences of kv_len cached positions, `steps` steps.
-double run_batched_decode(model::Context& ctx, int n_seq, int kv_len, int steps,
-                          const std::vector<int32_t>& ids) {
-  ctx.kv().clear();
-  std::vector<int32_t> positions(static_cast<size_t>(n_seq)), seqs(positions.size());
-  for (int s = 0; s < n_seq; ++s) seqs[static_cast<size_t>(s)] = s;
-  for (int p = 0; p < kv_len; ++p) {
-    std::fill(positions.begin(), positions.end(), p);
-    if (ctx.kv().append(positions, seqs).empty())
-      throw zen::Error(ZEN_ERR_OUT_OF_MEMORY, "bench: the KV cache cannot hold the sequences");
-  }
-  model::Batch b;
-  b.seq_ids = seqs;
-  b.logits.assign(positions.size(), 1);  // every sequence samples its next token
-  auto t0 = std::chrono::steady_clock::now();
-  for (int step = 0; step < steps; ++step) {
-    b.tokens.assign(ids.begin() + static_cast<ptrdiff_t>(step) * n_seq,
-                    ids.begin() + static_cast<ptrdiff_t>(step + 1) * n_seq);
-    b.positions.assign(positions.size(), kv_len + step);
-    ctx.decode(b);
-  }
-  return static_cast<double>(n_seq) * steps / seconds_since(t0);
-}
-
-// The counters a report shows, in its order.
-constexpr std::pair<const char*, uint64_t zen_device_counters::*> kCounters[] = {
-    {"submits", &zen_device_counters::submits},
-    {"host_waits", &zen_device_counters::host_waits},
-    {"dispatches", &zen_device_counters::dispatches},
-    {"barriers", &zen_device_counters::barriers},
-    {"recordings", &zen_device_counters::recordings},
-    {"replays", &zen_device_counters::replays},
-    {"descriptor_writes", &zen_device_counters::descriptor_writes},
-    {"upload_bytes", &zen_device_counters::upload_bytes},
-    {"download_bytes", &zen_device_counters::download_bytes},
-    {"allocations", &zen_device_counters::allocations}};
-
-// Each device's counters now (nullopt: it keeps none).
-std::vector<std::optional<zen_device_counters>> count(const std::vector<graph::DeviceRef>& devs) {
-  std::vector<std::optional<zen_device_counters>> out;
-  for (const graph::DeviceRef& d : devs) {
-    zen_device_counters c;
-    out.push_back(d.counters(c) ? std::optional(c) : std::nullopt);
-  }
-  return out;
-}
-
-// {device id: {counter: per step, ..., "allocated_bytes": held at the end}} between two counts.
-nlohmann::json work_per_step(const std::vector<graph::DeviceRef>& devs,
-                             const std::vector<std::optional<zen_device_counters>>& before,
-                             double steps) {
-  nlohmann::json out = nlohmann::json::object();
-  const auto after = count(devs);
-  for (size_t i = 0; i < devs.size(); ++i) {
-    if (!before[i] || !after[i]) continue;
-    nlohmann::json w;
-    for (auto [name, member] : kCounters)
-      w[name] = static_cast<double>((*after[i]).*member - (*before[i]).*member) / steps;
-    w["allocated_bytes"] = after[i]->allocated_bytes;
-    out[devs[i].id] = w;
-  }
-  return out;
-}
 
 std::string bytes_text(double b) {
   char s[32];
@@ -154,6 +31,17 @@ std::string bytes_text(double b) {
   else
     std::snprintf(s, sizeof s, "%.1f MiB", b / 1048576);
   return s;
+}
+
+// {device id: {counter: per step, ..., "allocated_bytes": held at the end}}
+nlohmann::json work_json(const model::ThroughputResult& r) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const model::DeviceWork& w : r.device_work) {
+    nlohmann::json& d = out[w.device];
+    for (const auto& [name, v] : w.per_step) d[name] = v;
+    d["allocated_bytes"] = w.allocated_bytes;
+  }
+  return out;
 }
 
 std::vector<int> parse_counts(const std::string& list) {
@@ -224,39 +112,13 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   params.n_batch = static_cast<uint32_t>(std::max({n_prompt, max_seqs, 1}));
   host::LoadedModel lm(*host->plugins, host->config, path, params);
   model::Context& ctx = lm.context();
-  const int32_t n_vocab = ctx.probe_n_vocab();
 
-  const auto& devs = lm.devices();
-  std::vector<TestResult> results;
-  if (n_prompt > 0) {
-    TestResult r{"pp" + std::to_string(n_prompt), n_prompt, 0, {}, 1};
-    const std::vector<int32_t> ids = random_tokens(n_prompt, n_vocab, 1);
-    run_prompt(ctx, ids);  // warm-up: page in the weights, plan the graph
-    const auto before = count(devs);
-    for (int i = 0; i < reps; ++i) r.samples_ts.push_back(run_prompt(ctx, ids));
-    r.device_work = work_per_step(devs, before, reps);
-    results.push_back(r);
-  }
-  if (n_gen > 0) {
-    TestResult r{"tg" + std::to_string(n_gen), 0, n_gen, {}, 1};
-    const std::vector<int32_t> ids = random_tokens(n_gen, n_vocab, 2);
-    run_generate(ctx, ids);
-    const auto before = count(devs);
-    for (int i = 0; i < reps; ++i) r.samples_ts.push_back(run_generate(ctx, ids));
-    r.device_work = work_per_step(devs, before, static_cast<double>(reps) * n_gen);
-    results.push_back(r);
-  }
-
-  for (int n_seq : seq_counts) {
-    TestResult r{"bd" + std::to_string(n_seq), kv_len, n_seq * steps, {}, n_seq};
-    const std::vector<int32_t> ids = random_tokens(n_seq * steps, n_vocab, 3);
-    run_batched_decode(ctx, n_seq, kv_len, steps, ids);
-    const auto before = count(devs);
-    for (int i = 0; i < reps; ++i)
-      r.samples_ts.push_back(run_batched_decode(ctx, n_seq, kv_len, steps, ids));
-    r.device_work = work_per_step(devs, before, static_cast<double>(reps) * steps);
-    results.push_back(r);
-  }
+  const model::ThroughputRun run{ctx, lm.devices(), reps};
+  std::vector<model::ThroughputResult> results;
+  if (n_prompt > 0) results.push_back(model::bench_prompt(run, n_prompt));
+  if (n_gen > 0) results.push_back(model::bench_generate(run, n_gen));
+  for (int n_seq : seq_counts)
+    results.push_back(model::bench_batched_decode(run, n_seq, kv_len, steps));
 
   const unsigned threads = lm.devices().front().props.compute_units;
   if (vm.count("json")) {
@@ -265,7 +127,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
                         {"devices", lm.devices_summary()},
                         {"placement", lm.context().placement()},
                         {"results", nlohmann::json::array()}};
-    for (const TestResult& r : results)
+    for (const model::ThroughputResult& r : results)
       j["results"].push_back({{"test", r.name},
                               {"n_prompt", r.n_prompt},
                               {"n_gen", r.n_gen},
@@ -273,7 +135,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
                               {"avg_ts", r.mean()},
                               {"stddev_ts", r.stddev()},
                               {"samples_ts", r.samples_ts},
-                              {"device_work", r.device_work}});
+                              {"device_work", work_json(r)}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -281,7 +143,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
             << (lm.file().gguf().file_size() >> 20) << " MiB)\ndevices: " << lm.devices_summary()
             << "\nplacement (last graph): " << lm.context().placement()
             << "\n\n| test   |            t/s | ms/step |\n|--------|----------------|---------|\n";
-  for (const TestResult& r : results) {
+  for (const model::ThroughputResult& r : results) {
     // A step is one batch: the whole prompt (pp), one token (tg), or n_seq tokens (bd).
     const double per_step = r.name.starts_with("pp") ? r.n_prompt : r.n_seq;
     char line[160];
@@ -294,21 +156,18 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
               << " steps of one token each\n";
   if (vm.count("verbose")) {
     std::cout << "\ndevice work per step (a step: the whole prompt, one token, or one batch):\n";
-    for (const TestResult& r : results)
-      for (const auto& [id, w] : r.device_work.items()) {
+    for (const model::ThroughputResult& r : results)
+      for (const model::DeviceWork& w : r.device_work) {
         char line[512];
-        std::snprintf(
-            line, sizeof line,
-            "  %-6s %s: %.2f submits, %.2f host waits, %.1f dispatches, %.1f barriers, "
-            "%.2f recordings, %.2f replays, %.1f descriptor writes, %s up, %s down, "
-            "%.2f allocations; %s held\n",
-            r.name.c_str(), id.c_str(), w["submits"].get<double>(), w["host_waits"].get<double>(),
-            w["dispatches"].get<double>(), w["barriers"].get<double>(),
-            w["recordings"].get<double>(), w["replays"].get<double>(),
-            w["descriptor_writes"].get<double>(),
-            bytes_text(w["upload_bytes"].get<double>()).c_str(),
-            bytes_text(w["download_bytes"].get<double>()).c_str(), w["allocations"].get<double>(),
-            bytes_text(static_cast<double>(w["allocated_bytes"].get<uint64_t>())).c_str());
+        std::snprintf(line, sizeof line,
+                      "  %-6s %s: %.2f submits, %.2f host waits, %.1f dispatches, %.1f barriers, "
+                      "%.2f recordings, %.2f replays, %.1f descriptor writes, %s up, %s down, "
+                      "%.2f allocations; %s held\n",
+                      r.name.c_str(), w.device.c_str(), w.get("submits"), w.get("host_waits"),
+                      w.get("dispatches"), w.get("barriers"), w.get("recordings"), w.get("replays"),
+                      w.get("descriptor_writes"), bytes_text(w.get("upload_bytes")).c_str(),
+                      bytes_text(w.get("download_bytes")).c_str(), w.get("allocations"),
+                      bytes_text(static_cast<double>(w.allocated_bytes)).c_str());
         std::cout << line;
       }
     if (results.empty() || results.front().device_work.empty())
