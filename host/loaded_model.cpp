@@ -18,7 +18,8 @@ std::vector<model::ArchPlugin> arch_plugins(const PluginRegistry& plugins) {
 }  // namespace
 
 LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
-                         const std::string& path, model::ContextParams params) {
+                         const std::string& path, model::ContextParams params,
+                         model::EncoderParams encoder_params) {
   file_ = std::make_shared<const model::ModelFile>(path);
   const std::vector<model::ArchPlugin> archs = arch_plugins(plugins);
   model_ = std::make_unique<model::Model>(file_, archs);
@@ -33,7 +34,10 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
   try {
     for (const DeviceCandidate* c : chosen)
       devices_.push_back(graph::DeviceRef::open(c->table, c->index, c->id));
-    context_ = std::make_unique<model::Context>(*model_, devices_, params);
+    if (model_->kind() == ZEN_MODEL_ENCODER)
+      encoder_ = std::make_unique<model::Encoder>(*model_, devices_, std::move(encoder_params));
+    else
+      context_ = std::make_unique<model::Context>(*model_, devices_, std::move(params));
   } catch (...) {
     for (graph::DeviceRef& d : devices_) d.close();
     throw;
@@ -42,7 +46,24 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
 
 LoadedModel::~LoadedModel() {
   context_.reset();  // the scheduler frees its arenas through the devices
+  encoder_.reset();
   for (graph::DeviceRef& d : devices_) d.close();
+}
+
+model::Context& LoadedModel::context() {
+  if (!context_)
+    throw Error(ZEN_ERR_INVALID_ARG, file_->path() +
+                                         " is an encoder: it makes embeddings, not text "
+                                         "(zen-engine embed)");
+  return *context_;
+}
+
+model::Encoder& LoadedModel::encoder() {
+  if (!encoder_)
+    throw Error(ZEN_ERR_INVALID_ARG, file_->path() +
+                                         " is not an encoder: it makes text, not "
+                                         "embeddings");
+  return *encoder_;
 }
 
 std::string LoadedModel::devices_summary() const {

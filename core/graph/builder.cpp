@@ -129,6 +129,18 @@ zen_t api_state(zen_graph_builder* b, const char* name) {
   });
 }
 
+zen_status api_name(zen_graph_builder* b, zen_t t, const char* name) {
+  zen_status st = ZEN_ERR_INVALID_ARG;
+  call(b, 0, [&](Builder& x) {
+    if (!name) throw Error(ZEN_ERR_INVALID_ARG, "name: NULL name");
+    check_handle(x, t, "name");
+    x.graph().name(t, name);
+    st = ZEN_OK;
+    return 0;
+  });
+  return b ? st : ZEN_ERR_INVALID_ARG;
+}
+
 const char* api_last_error(zen_graph_builder* b) {
   return b ? Builder::from(b).last_error.c_str() : "no builder";
 }
@@ -142,7 +154,8 @@ constexpr zen_graph_api kApi = {ZEN_HDR_INIT(zen_graph_api),
                                 api_shape,
                                 api_last_error,
                                 api_strides,
-                                api_state};
+                                api_state,
+                                api_name};
 
 }  // namespace
 

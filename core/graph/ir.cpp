@@ -227,6 +227,16 @@ TensorId Graph::slice(TensorId src, int dim, int64_t begin, int64_t end) {
   return view(src, ne, nb, static_cast<uint64_t>(begin / bs) * s.nb[dim]);
 }
 
+void Graph::name(TensorId t, std::string name) {
+  check_id(t, "name");
+  Tensor& x = tensors_[t];
+  if (x.name == name) return;
+  if (!x.name.empty())
+    fail("name: tensor is already named '" + x.name + "', cannot also be '" + name + "'");
+  claim_name(name, t, "name");
+  x.name = std::move(name);
+}
+
 void Graph::output(TensorId t, std::string name) {
   check_id(t, "output");
   Tensor& x = tensors_[t];

@@ -47,6 +47,9 @@ class Graph {
   // Mark t readable after compute under `name` (a tensor has one name: an input or weight
   // keeps its own, which must then equal `name`).
   void output(TensorId t, std::string name);
+  // Name a computed tensor for dumps (zen_graph_api.name): unique, and a tensor keeps its first
+  // name (the same name again is a no-op). Marking it an output later keeps the name.
+  void name(TensorId t, std::string name);
 
   const Tensor& tensor(TensorId id) const;
   size_t size() const { return tensors_.size(); }

@@ -53,6 +53,9 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
       kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type, params.block_size),
       sched_(std::move(devices)) {
   params_.n_ctx = kv_.size();
+  if (model_.kind() != ZEN_MODEL_DECODER)
+    throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": " + model_.file().path() +
+                                         " is an encoder: it makes embeddings, not logits");
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
   // On a device that cannot read host memory the cache lives in the scheduler's mirror.
   kv_.set_row_access({[this](const void* base, uint64_t off, void* dst, uint64_t n) {
@@ -64,8 +67,8 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
 }
 
 std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
-  graph::WeightInfo w;
   if (auto c = cache_name(name)) {
+    graph::WeightInfo w;
     auto [il, is_v] = *c;
     if (il >= kv_.layers().size()) return std::nullopt;
     const KvLayer& l = kv_.layers()[il];
@@ -77,13 +80,7 @@ std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
     w.state = true;
     return w;
   }
-  const gguf::TensorInfo* t = model_.file().gguf().find_tensor(name);
-  if (!t) return std::nullopt;
-  w.type = t->type;
-  for (size_t i = 0; i < graph::Dims{}.size(); ++i) w.ne[i] = static_cast<int64_t>(t->ne[i]);
-  // The mapping is read-only and no kernel writes a weight.
-  w.where.host = const_cast<uint8_t*>(t->data);
-  return w;
+  return model_.weight(name);
 }
 
 void Context::plan(const zen_batch& shape) {
@@ -110,6 +107,7 @@ void Context::plan(const zen_batch& shape) {
                                       ", expected F32 [n_vocab, " +
                                       std::to_string(shape.n_outputs) + "]");
   n_vocab_ = static_cast<int32_t>(lt.ne[0]);
+  keep_tensors(g, params_.keep, model_.arch().plugin);
   sched_.plan(std::move(g));
   planned_tokens_ = shape.n_tokens;
   planned_kv_ = shape.n_kv;
@@ -230,6 +228,7 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
       sched_.get_output("logits", logits_.data() + have, (logits_.size() - have) * sizeof(float));
       n_outputs_ += out_ids.size();
     }
+    if (!params_.keep.empty()) kept_ = read_kept(sched_, params_.keep);
   } catch (...) {
     planned_tokens_ = 0;  // a failed build or compute leaves no plan worth trusting
     throw;

@@ -17,6 +17,7 @@
 #include "graph/builder.h"
 #include "graph/device_ref.h"
 #include "graph/scheduler.h"
+#include "model/kept_tensors.h"
 #include "model/kv_cache.h"
 #include "model/model.h"
 
@@ -32,6 +33,7 @@ struct ContextParams {
   // alone in a micro-batch then gets bit-identical logits wherever its blocks sit and whatever
   // else is cached.
   bool gather_kv = false;
+  std::vector<std::string> keep;  // named tensors to keep from each micro-batch (kept())
 };
 
 struct Batch {
@@ -66,6 +68,9 @@ class Context {
   // Where the last planned graph runs: segments and nodes per device, copies, arena bytes.
   std::string placement() const { return sched_.summary(); }
 
+  // The tensors params.keep names, from the last micro-batch run.
+  const std::vector<KeptTensor>& kept() const { return kept_; }
+
   KvCache& kv() { return kv_; }
   const KvCache& kv() const { return kv_; }
   const ContextParams& params() const { return params_; }
@@ -92,6 +97,7 @@ class Context {
   uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0;
   uint64_t plans_ = 0;
   std::vector<float> logits_;
+  std::vector<KeptTensor> kept_;
   size_t n_outputs_ = 0;
   std::vector<float> mask_;
   // gather_kv: cell ids of the gathered rows (the graph input "kv_rows"), and where each

@@ -32,19 +32,36 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
   if (st != ZEN_OK || !state_)
     throw Error(st == ZEN_OK ? ZEN_ERR_INTERNAL : st,
                 file_->path() + ": " + arch_.plugin + ": " + (err[0] ? err : "load failed"));
-  if (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, cache_rows) || !arch_.table->cache_rows) {
+  if (ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, model_kind))
+    kind_ = static_cast<zen_model_kind>(arch_.table->model_kind);
+  const char* abi_gap = nullptr;
+  if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER)
+    abi_gap = "declares a model kind this host does not know (zen_arch_v1.model_kind)";
+  else if (kind_ == ZEN_MODEL_DECODER &&
+           (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, cache_rows) || !arch_.table->cache_rows))
+    abi_gap = "does not describe its KV cache (zen_arch_v1.cache_rows, ABI 1.1)";
+  if (abi_gap) {
     arch_.table->unload(state_);
-    throw Error(ZEN_ERR_ABI, arch_.plugin +
-                                 ": the plugin does not describe its KV cache "
-                                 "(zen_arch_v1.cache_rows, ABI 1.1)");
+    throw Error(ZEN_ERR_ABI, arch_.plugin + ": the plugin " + abi_gap);
   }
-  for (uint32_t il = 0;; ++il) {
+  for (uint32_t il = 0; kind_ == ZEN_MODEL_DECODER; ++il) {
     KvLayer l;
     if (arch_.table->cache_rows(state_, il, &l.k_row, &l.v_row) != ZEN_OK) break;
     kv_layers_.push_back(l);
   }
   if (auto n = file_->gguf().find_int<uint32_t>(file_->key("{arch}.context_length")))
     n_ctx_train_ = *n;
+}
+
+std::optional<graph::WeightInfo> Model::weight(std::string_view name) const {
+  const gguf::TensorInfo* t = file_->gguf().find_tensor(name);
+  if (!t) return std::nullopt;
+  graph::WeightInfo w;
+  w.type = t->type;
+  for (size_t i = 0; i < w.ne.size(); ++i) w.ne[i] = static_cast<int64_t>(t->ne[i]);
+  // The mapping is read-only and no kernel writes a weight.
+  w.where.host = const_cast<uint8_t*>(t->data);
+  return w;
 }
 
 Model::~Model() {

@@ -1,15 +1,19 @@
 // A loaded model: the GGUF file bound to the architecture plugin that answers to its
 // general.architecture, with the plugin's per-model state. Weights stay in the mapped file
-// (zero copy); a Context adds the KV cache and runs batches.
+// (zero copy); a Context adds the KV cache and runs batches of a decoder, an Encoder runs an
+// encoder's.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zen/arch.h>
 
+#include "graph/builder.h"
 #include "model/kv_cache.h"
 #include "model/model_file.h"
 
@@ -32,9 +36,15 @@ class Model {
 
   const ModelFile& file() const { return *file_; }
   const ArchPlugin& arch() const { return arch_; }
+  // A decoder runs in a Context (logits over a KV cache), an encoder in an Encoder (pooled
+  // embeddings).
+  zen_model_kind kind() const { return kind_; }
   zen_arch_model* state() const { return state_; }
   // The per-layer cache rows the architecture asks for.
   const std::vector<KvLayer>& kv_layers() const { return kv_layers_; }
+  // A weight's type, shape and bytes in the mapped file, for a graph builder; nullopt when the
+  // file has no tensor of that name.
+  std::optional<graph::WeightInfo> weight(std::string_view name) const;
   // {arch}.context_length, or 0 when the file does not say.
   uint32_t n_ctx_train() const { return n_ctx_train_; }
 
@@ -44,6 +54,7 @@ class Model {
   zen_arch_model* state_ = nullptr;
   std::vector<KvLayer> kv_layers_;
   uint32_t n_ctx_train_ = 0;
+  zen_model_kind kind_ = ZEN_MODEL_DECODER;
 };
 
 }  // namespace zen::model

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <random>
@@ -74,6 +75,28 @@ double DeviceWork::get(const char* name) const {
   for (const auto& [n, v] : per_step)
     if (std::string_view(n) == name) return v;
   return 0;
+}
+
+std::string DeviceWork::summary() const {
+  auto bytes = [](double b) {
+    char s[32];
+    if (b < 10240)
+      std::snprintf(s, sizeof s, "%.0f B", b);
+    else if (b < 10 * 1048576.0)
+      std::snprintf(s, sizeof s, "%.1f KiB", b / 1024);
+    else
+      std::snprintf(s, sizeof s, "%.1f MiB", b / 1048576);
+    return std::string(s);
+  };
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%.2f submits, %.2f host waits, %.1f dispatches, %.1f barriers, %.2f recordings, "
+                "%.2f replays, %.1f descriptor writes, %s up, %s down, %.2f allocations; %s held",
+                get("submits"), get("host_waits"), get("dispatches"), get("barriers"),
+                get("recordings"), get("replays"), get("descriptor_writes"),
+                bytes(get("upload_bytes")).c_str(), bytes(get("download_bytes")).c_str(),
+                get("allocations"), bytes(static_cast<double>(allocated_bytes)).c_str());
+  return line;
 }
 
 double ThroughputResult::mean() const {

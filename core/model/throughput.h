@@ -24,6 +24,9 @@ struct DeviceWork {
   std::vector<std::pair<const char*, double>> per_step;  // ("submits", 1.0), ... in report order
   uint64_t allocated_bytes = 0;                          // held at the end
   double get(const char* name) const;
+  // "1.00 submits, 1.00 host waits, 594.0 dispatches, ..., 144 B up, 593.5 KiB down, 0.00
+  // allocations; 483.5 MiB held"
+  std::string summary() const;
 };
 
 struct ThroughputResult {

@@ -22,17 +22,6 @@
 namespace zen::cli {
 namespace {
 
-std::string bytes_text(double b) {
-  char s[32];
-  if (b < 10240)
-    std::snprintf(s, sizeof s, "%.0f B", b);
-  else if (b < 10 * 1048576.0)
-    std::snprintf(s, sizeof s, "%.1f KiB", b / 1024);
-  else
-    std::snprintf(s, sizeof s, "%.1f MiB", b / 1048576);
-  return s;
-}
-
 // {device id: {counter: per step, ..., "allocated_bytes": held at the end}}
 nlohmann::json work_json(const model::ThroughputResult& r) {
   nlohmann::json out = nlohmann::json::object();
@@ -40,20 +29,6 @@ nlohmann::json work_json(const model::ThroughputResult& r) {
     nlohmann::json& d = out[w.device];
     for (const auto& [name, v] : w.per_step) d[name] = v;
     d["allocated_bytes"] = w.allocated_bytes;
-  }
-  return out;
-}
-
-std::vector<int> parse_counts(const std::string& list) {
-  std::vector<int> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int v = 0;
-    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || v < 1 || v > 4096)
-      throw std::invalid_argument("--decode-seqs: '" + item + "' is not a count in 1..4096");
-    out.push_back(v);
   }
   return out;
 }
@@ -88,7 +63,8 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   const int kv_len = vm["kv-len"].as<int>(), steps = vm["decode-steps"].as<int>();
   std::vector<int> seq_counts;
   try {
-    if (vm.count("decode-seqs")) seq_counts = parse_counts(vm["decode-seqs"].as<std::string>());
+    if (vm.count("decode-seqs"))
+      seq_counts = parse_int_list(vm["decode-seqs"].as<std::string>(), "--decode-seqs", 1, 4096);
   } catch (const std::invalid_argument& e) {
     std::cerr << "zen-engine bench: " << e.what() << "\n";
     return 2;
@@ -157,19 +133,9 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   if (vm.count("verbose")) {
     std::cout << "\ndevice work per step (a step: the whole prompt, one token, or one batch):\n";
     for (const model::ThroughputResult& r : results)
-      for (const model::DeviceWork& w : r.device_work) {
-        char line[512];
-        std::snprintf(line, sizeof line,
-                      "  %-6s %s: %.2f submits, %.2f host waits, %.1f dispatches, %.1f barriers, "
-                      "%.2f recordings, %.2f replays, %.1f descriptor writes, %s up, %s down, "
-                      "%.2f allocations; %s held\n",
-                      r.name.c_str(), w.device.c_str(), w.get("submits"), w.get("host_waits"),
-                      w.get("dispatches"), w.get("barriers"), w.get("recordings"), w.get("replays"),
-                      w.get("descriptor_writes"), bytes_text(w.get("upload_bytes")).c_str(),
-                      bytes_text(w.get("download_bytes")).c_str(), w.get("allocations"),
-                      bytes_text(static_cast<double>(w.allocated_bytes)).c_str());
-        std::cout << line;
-      }
+      for (const model::DeviceWork& w : r.device_work)
+        std::cout << "  " << r.name << std::string(7 - std::min<size_t>(r.name.size(), 6), ' ')
+                  << w.device << ": " << w.summary() << "\n";
     if (results.empty() || results.front().device_work.empty())
       std::cout << "  (no device here keeps counters: the CPU device has none)\n";
   }

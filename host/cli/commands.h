@@ -21,6 +21,7 @@ int cmd_quantize(const Args& args, const GlobalOptions& global);
 int cmd_bench(const Args& args, const GlobalOptions& global);
 int cmd_run(const Args& args, const GlobalOptions& global);
 int cmd_perplexity(const Args& args, const GlobalOptions& global);
+int cmd_embed(const Args& args, const GlobalOptions& global);
 int cmd_serve(const Args& args, const GlobalOptions& global);
 int cmd_mcp(const Args& args, const GlobalOptions& global);
 int cmd_pull(const Args& args, const GlobalOptions& global);

@@ -27,6 +27,7 @@ const std::map<std::string, CommandInfo>& commands() {
        {zen::cli::cmd_quantize, "rewrite a GGUF with its weights quantized (Q4_K_M, ...)"}},
       {"bench", {zen::cli::cmd_bench, "prompt and generation speed in tokens/s (--json)"}},
       {"run", {zen::cli::cmd_run, "answer a prompt, or chat interactively without one"}},
+      {"embed", {zen::cli::cmd_embed, "pooled vectors of texts from an encoder model (--json)"}},
       {"perplexity", {zen::cli::cmd_perplexity, "perplexity of a text file (--logits-out)"}},
       {"serve", {zen::cli::cmd_serve, "serve models over the OpenAI-compatible HTTP API"}},
       {"mcp", {zen::cli::cmd_mcp, "serve models as MCP tools over stdin/stdout"}},

@@ -92,12 +92,13 @@ struct OutputHead {
     tied = !m.optional("output.weight", {n_embd, n_vocab});
   }
   zen_t logits(zen::Graph& g, zen_t x, float eps) const {
-    x = g.rms_norm(x, g.weight("output_norm.weight"), eps);
+    x = g.name(g.rms_norm(x, g.weight("output_norm.weight"), eps), "result_norm");
     return g.matmul(g.weight(tied ? "token_embd.weight" : "output.weight"), x);
   }
 };
 
-// The Llama-style decoder: x += attn(norm(x)); x += ffn(norm(x)); then the output head. The
+// The Llama-style decoder: x += attn(norm(x)); x += ffn(norm(x)); then the output head.
+// Named for dumps (llama.cpp's names): attn_norm-<il>, ffn_out-<il>, l_out-<il>, result_norm. The
 // feed-forward is SwiGLU unless a subclass replaces ffn() (mixture of experts). Rope
 // frequency factors (rope_freqs.weight, llama3 scaling) are used when the file has them.
 class Decoder {
@@ -131,13 +132,15 @@ class Decoder {
     zen_t x = g.get_rows(g.weight("token_embd.weight"), in.tokens);
     for (uint32_t il = 0; il < attn_.n_layer; ++il) {
       auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
-      zen_t a = attn_.block(g, in, il, g.rms_norm(x, w("attn_norm.weight"), attn_.eps), rope, mask);
+      zen_t h = g.name(g.rms_norm(x, w("attn_norm.weight"), attn_.eps), "attn_norm", il);
+      zen_t a = attn_.block(g, in, il, h, rope, mask);
       if (il + 1 == attn_.n_layer) {  // only the rows whose logits are wanted go further
         a = g.get_rows(a, in.out_ids);
         x = g.get_rows(x, in.out_ids);
       }
       x = g.add(x, g.matmul(w("attn_output.weight"), a));
-      x = g.add(x, ffn(g, il, g.rms_norm(x, w("ffn_norm.weight"), attn_.eps)));
+      zen_t f = g.name(ffn(g, il, g.rms_norm(x, w("ffn_norm.weight"), attn_.eps)), "ffn_out", il);
+      x = g.name(g.add(x, f), "l_out", il);
     }
     g.output(head_.logits(g, x, attn_.eps), "logits");
   }

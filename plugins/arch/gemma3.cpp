@@ -62,8 +62,8 @@ class Gemma3 {
     for (uint32_t il = 0; il < attn_.n_layer; ++il) {
       auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
       const bool local = window_[il] > 0;
-      zen_t a = attn_.block(g, in, il, g.rms_norm(x, w("attn_norm.weight"), eps),
-                            local ? local_rope_ : attn_.rope, in.mask(window_[il]));
+      zen_t h = g.name(g.rms_norm(x, w("attn_norm.weight"), eps), "attn_norm", il);
+      zen_t a = attn_.block(g, in, il, h, local ? local_rope_ : attn_.rope, in.mask(window_[il]));
       if (il + 1 == attn_.n_layer) {  // only the rows whose logits are wanted go further
         a = g.get_rows(a, in.out_ids);
         x = g.get_rows(x, in.out_ids);
@@ -72,7 +72,8 @@ class Gemma3 {
       x = g.add(x, a);
       zen_t f = zen::gated_ffn(g, g.rms_norm(x, w("ffn_norm.weight"), eps), w("ffn_gate.weight"),
                                w("ffn_up.weight"), w("ffn_down.weight"), /*GeGLU tanh*/ 1);
-      x = g.add(x, g.rms_norm(f, w("post_ffw_norm.weight"), eps));
+      f = g.name(g.rms_norm(f, w("post_ffw_norm.weight"), eps), "ffn_out", il);
+      x = g.name(g.add(x, f), "l_out", il);
     }
     g.output(head_.logits(g, x, eps), "logits");
   }

@@ -47,11 +47,12 @@ static_assert(offsetof(zen_graph, n_tensors) == 12);
 static_assert(offsetof(zen_graph, tensors) == 16);
 static_assert(offsetof(zen_graph, n_nodes) == 24);
 static_assert(offsetof(zen_graph, nodes) == 32);
-static_assert(sizeof(zen_graph_api) == 80);
+static_assert(sizeof(zen_graph_api) == 88);
 static_assert(offsetof(zen_graph_api, input) == 8);
 static_assert(offsetof(zen_graph_api, last_error) == 56);
 static_assert(offsetof(zen_graph_api, strides) == 64);
 static_assert(offsetof(zen_graph_api, state) == 72);
+static_assert(offsetof(zen_graph_api, name) == 80);  // ABI 1.4
 static_assert(sizeof(zen_device_props) == 408);
 static_assert(offsetof(zen_device_props, name) == 8);
 static_assert(offsetof(zen_device_props, description) == 72);
@@ -73,11 +74,13 @@ static_assert(sizeof(zen_quant_v1) == 24);
 static_assert(sizeof(zen_hparam_desc) == 32);
 static_assert(sizeof(zen_model_api) == 64);
 static_assert(offsetof(zen_model_api, get_array_f32) == 48);
-static_assert(sizeof(zen_batch) == 64);
+static_assert(sizeof(zen_batch) == 72);
 static_assert(offsetof(zen_batch, kv_size) == 48);
 static_assert(offsetof(zen_batch, n_outputs) == 56);
 static_assert(offsetof(zen_batch, gather_kv) == 60);  // ABI 1.2
-static_assert(sizeof(zen_arch_v1) == 72);
+static_assert(offsetof(zen_batch, n_seqs) == 64);     // ABI 1.4
+static_assert(sizeof(zen_arch_v1) == 80);
+static_assert(offsetof(zen_arch_v1, model_kind) == 72);  // ABI 1.4
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
 static_assert(offsetof(zen_arch_v1, build_graph) == 56);

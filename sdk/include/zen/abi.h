@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define ZEN_ABI_MAJOR 1
-#define ZEN_ABI_MINOR 3
+#define ZEN_ABI_MINOR 4
 
 /* ---- export macros --------------------------------------------------------------------- */
 #if defined(_WIN32)

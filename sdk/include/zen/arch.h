@@ -66,7 +66,20 @@ typedef struct zen_model_api {
  *   "kv_rows"   I32 [n_kv]       only when batch->gather_kv: the cells attention reads, in
  *                                this order (the masks are then over these rows)
  * and states "cache.k.<layer>" / "cache.v.<layer>" of [row, kv_size] (row widths from
- * zen_arch_v1.cache_rows). It marks one output, "logits" F32 [n_vocab, n_outputs]. */
+ * zen_arch_v1.cache_rows). It marks one output, "logits" F32 [n_vocab, n_outputs].
+ *
+ * An encoder (zen_arch_v1.model_kind ZEN_MODEL_ENCODER, ABI 1.4) keeps no cache. Every batch
+ * holds whole sequences: n_seqs of them, numbered 0 .. n_seqs - 1, each one's tokens together
+ * and at positions 0, 1, ... Its graph reads (S = n_seqs):
+ *   "tokens", "positions"  as above
+ *   "token_types" I32 [T]    segment ids (0 for every token of a single text)
+ *   "kq_mask"   F32 [T, T]   0 where tokens t and j belong to one sequence, -inf elsewhere
+ *   "seq_mean"  F32 [T, S]   1 / length of s where token t belongs to sequence s, else 0: mean
+ *                            pooling is a matmul of the hidden states by it
+ *   "seq_first", "seq_last" I32 [S]  each sequence's first and last token (CLS and last-token
+ *                            pooling are get_rows of them)
+ * and marks one output, "embeddings" F32 [n_embd, S]: one pooled vector per sequence, not
+ * normalized (the runtime normalizes when the caller asks). */
 typedef struct zen_batch {
   zen_hdr h;
   uint32_t n_tokens;
@@ -82,7 +95,16 @@ typedef struct zen_batch {
   /* 1: attention reads the n_kv cache cells listed, in that order, by the I32 [n_kv] input
    * "kv_rows" (a gathered copy: deterministic mode); 0: cells [0, n_kv) directly. */
   uint32_t gather_kv;
+  /* ---- appended in 1.4 ---- */
+  uint32_t n_seqs; /* encoders: sequences in the batch (seq_ids run 0 .. n_seqs - 1) */
 } zen_batch;
+
+/* What a model is, and so how the runtime drives it (zen_arch_v1.model_kind). Append-only:
+ * image/audio encoders feeding a decoder and plugin-driven pipelines get the next values. */
+typedef enum zen_model_kind {
+  ZEN_MODEL_DECODER = 0, /* a causal LM over a KV cache, marking "logits" (the default) */
+  ZEN_MODEL_ENCODER = 1  /* a bidirectional encoder with pooling, marking "embeddings" */
+} zen_model_kind;
 
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */
 
@@ -104,6 +126,9 @@ typedef struct zen_arch_v1 {
    * attention. Returns ZEN_ERR_NOT_FOUND past the last layer. */
   zen_status (*cache_rows)(const zen_arch_model* am, uint32_t layer, uint32_t* k_row,
                            uint32_t* v_row);
+  /* ---- appended in 1.4 ---- */
+  uint32_t model_kind; /* zen_model_kind; absent (an older plugin) = ZEN_MODEL_DECODER. An
+                          encoder may leave cache_rows NULL. */
 } zen_arch_v1;
 
 #ifdef __cplusplus

@@ -12,6 +12,10 @@
 //   };
 //   ZEN_EXPORT_ARCH(Qwen3, "qwen3", "0.1.0")
 //
+// An encoder (pooled embeddings, no KV cache) declares
+//     static constexpr zen_model_kind kKind = ZEN_MODEL_ENCODER;
+// and leaves out cache_rows and n_layers; sdk/examples/mean_pooled_encoder is one.
+//
 // Constructors and build() throw zen::Error; the wrappers turn that into a status and the
 // one-line message the host prints.
 #pragma once
@@ -173,14 +177,27 @@ struct ArchTable {
     write_reason(err, len, why);
     return st;
   }
+  // An encoder declares `static constexpr zen_model_kind kKind = ZEN_MODEL_ENCODER;` and has no
+  // cache_rows/n_layers.
+  static constexpr uint32_t kind() {
+    if constexpr (requires { Impl::kKind; })
+      return static_cast<uint32_t>(Impl::kKind);
+    else
+      return ZEN_MODEL_DECODER;
+  }
+  static constexpr bool kHasCache = requires(const Impl& m) { m.cache_rows(0u); };
   static zen_status cache_rows(const zen_arch_model* am, uint32_t layer, uint32_t* k, uint32_t* v) {
     const Impl* m = reinterpret_cast<const Impl*>(am);
     if (!m || !k || !v) return ZEN_ERR_INVALID_ARG;
-    if (layer >= m->n_layers()) return ZEN_ERR_NOT_FOUND;
-    CacheRows r = m->cache_rows(layer);
-    *k = r.k;
-    *v = r.v;
-    return ZEN_OK;
+    if constexpr (kHasCache) {
+      if (layer >= m->n_layers()) return ZEN_ERR_NOT_FOUND;
+      CacheRows r = m->cache_rows(layer);
+      *k = r.k;
+      *v = r.v;
+      return ZEN_OK;
+    } else {
+      return ZEN_ERR_NOT_FOUND;
+    }
   }
   static constexpr zen_arch_v1 table() {
     return zen_arch_v1{ZEN_HDR_INIT(zen_arch_v1),
@@ -191,7 +208,8 @@ struct ArchTable {
                        load,
                        unload,
                        build_graph,
-                       cache_rows};
+                       kHasCache ? cache_rows : nullptr,
+                       kind()};
   }
 };
 

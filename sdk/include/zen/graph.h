@@ -136,6 +136,11 @@ typedef struct zen_graph_api {
   /* Persistent state bound by name (a layer's KV cache: "cache.k.<layer>"), owned by the
    * runtime and kept across graphs; written with ZEN_OP_SET_ROWS. */
   zen_t (*state)(zen_graph_builder* b, const char* name);
+  /* ---- appended in 1.4 ---- */
+  /* Names an op's result ("attn_norm-3": what, dash, layer, as llama.cpp's callbacks do) so a
+   * caller can ask the runtime to keep and dump it; names are unique within a graph, and a
+   * tensor keeps its first name (naming it again with the same name is a no-op). */
+  zen_status (*name)(zen_graph_builder* b, zen_t t, const char* name);
 } zen_graph_api;
 
 #define ZEN_GRAPH_API_NAME "graph"

@@ -84,6 +84,13 @@ class Graph {
   zen_t attention(zen_t q, zen_t k, zen_t v, zen_t mask, float scale = NAN, float softcap = 0.0f) {
     return attention_impl({q, k, v, mask}, scale, softcap);
   }
+  zen_t layer_norm(zen_t x, float eps) { return op(ZEN_OP_LAYER_NORM, {x}, {param_f32(eps)}); }
+  // layer_norm(x) * weight + bias.
+  zen_t layer_norm(zen_t x, zen_t weight, zen_t bias, float eps) {
+    return add(mul(layer_norm(x, eps), weight), bias);
+  }
+  // 0 = tanh approximation, 1 = erf (BERT's exact GELU).
+  zen_t gelu(zen_t x, bool erf = false) { return op(ZEN_OP_GELU, {x}, {erf ? 1 : 0}); }
   // A packed copy, converted to `type`.
   zen_t cpy(zen_t x, zen_type type) { return op(ZEN_OP_CPY, {x}, {static_cast<int32_t>(type)}); }
 
@@ -127,6 +134,14 @@ class Graph {
 
   void output(zen_t t, const char* name) {
     if (api_->output(b_, t, name) != ZEN_OK) fail();
+  }
+  // Names t "<what>-<layer>" (or "<what>" for layer < 0) for dumps; returns t. A host without
+  // names (before ABI 1.4) ignores it: names are diagnostics, never needed to compute.
+  zen_t name(zen_t t, const char* what, int layer = -1) {
+    if (!ZEN_HAS_MEMBER(api_, zen_graph_api, name) || !api_->name) return t;
+    const std::string n = layer < 0 ? std::string(what) : what + ("-" + std::to_string(layer));
+    if (api_->name(b_, t, n.c_str()) != ZEN_OK) fail();
+    return t;
   }
 
   // ---- queries ------------------------------------------------------------------------------

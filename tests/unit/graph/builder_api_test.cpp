@@ -107,6 +107,25 @@ TEST_F(BuilderApi, ErrorsComeBackThroughLastError) {
   EXPECT_NE(std::string(api->last_error(b)).find("runs past"), std::string::npos);
 }
 
+// Names (ABI 1.4) label computed tensors for dumps: unique, first name kept, findable.
+TEST_F(BuilderApi, NamesLabelTensorsOnceAndUniquely) {
+  ASSERT_TRUE(ZEN_HAS_MEMBER(api, zen_graph_api, name));
+  zen::Graph wrap(api, b);
+  const zen_t x = wrap.input("x", ZEN_TYPE_F32, {8, 2});
+  const zen_t y = wrap.name(wrap.matmul(wrap.weight("w"), x), "attn_out", 3);
+  EXPECT_EQ(g.find("attn_out-3"), y);
+  EXPECT_EQ(api->name(b, y, "attn_out-3"), ZEN_OK) << "the same name again is a no-op";
+  EXPECT_NE(api->name(b, y, "other"), ZEN_OK);
+  EXPECT_NE(std::string(api->last_error(b)).find("already named 'attn_out-3'"), std::string::npos)
+      << api->last_error(b);
+  const zen_t z = wrap.silu(y);
+  EXPECT_NE(api->name(b, z, "attn_out-3"), ZEN_OK) << "two tensors under one name";
+  EXPECT_NE(api->name(b, -1, "bad"), ZEN_OK);
+  EXPECT_EQ(wrap.name(z, "act"), z);
+  g.output(z, "act");  // an output keeps the name it was given
+  EXPECT_EQ(g.find("act"), z);
+}
+
 TEST_F(BuilderApi, WrapperBuildsAndRunsAGraph) {
   ZEN_REQUIRE_DEVICES();
   zen::Graph zg(api, b);

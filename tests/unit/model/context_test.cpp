@@ -250,6 +250,49 @@ TEST_P(ContextOnTinyModel, DecodeStepsReuseOnePlan) {
   }
 }
 
+// Named tensors kept for a dump (ContextParams::keep) change nothing the model computes, and
+// hold what their names say: "result_norm" is what the (tied) output head multiplies, so the
+// token embedding times it gives the logits.
+TEST_P(ContextOnTinyModel, KeptTensorsHoldTheirValuesAndLeaveTheLogitsAsTheyWere) {
+  const Ids prompt = slice(ids_, 0, 12);
+  auto plain = context(params(false));
+  const Rows want = decode(*plain, prompt, 0, 0);
+  model::ContextParams p = params(false);
+  p.keep = {"l_out-0", "attn_norm-1", "result_norm"};
+  auto ctx = context(p);
+  EXPECT_TRUE(bit_identical(decode(*ctx, prompt, 0, 0), want));
+
+  ASSERT_EQ(ctx->kept().size(), 3u);
+  const gguf::TensorInfo* embd = lm_->file().gguf().find_tensor("token_embd.weight");
+  ASSERT_TRUE(embd && embd->type == ZEN_TYPE_F32);
+  const int64_t n_embd = static_cast<int64_t>(embd->ne[0]);
+  for (const model::KeptTensor& k : ctx->kept()) {
+    EXPECT_EQ(k.ne[0], n_embd) << k.name;
+    EXPECT_EQ(k.ne[1], 12) << k.name;  // every token's row (all logits were asked for)
+  }
+  const model::KeptTensor& norm = ctx->kept()[2];
+  const float* table = reinterpret_cast<const float*>(embd->data);
+  double worst = 0;
+  for (size_t t = 0; t < want.size(); ++t)
+    for (size_t v = 0; v < want[t].size(); ++v) {
+      double dot = 0;
+      for (int64_t e = 0; e < n_embd; ++e)
+        dot += static_cast<double>(table[v * n_embd + e]) * norm.data[t * n_embd + e];
+      worst = std::max(worst, std::fabs(dot - want[t][v]));
+    }
+  EXPECT_LT(worst, 1e-4);
+
+  p.keep = {"no_such_tensor"};
+  auto bad = context(p);
+  try {
+    decode(*bad, prompt, 0, 0);
+    FAIL() << "an unknown name was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no tensor named 'no_such_tensor'"), std::string::npos)
+        << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiny, ContextOnTinyModel, ::testing::Values("qwen3", "gemma3"));
 
 }  // namespace

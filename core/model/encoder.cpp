@@ -1,0 +1,158 @@
+#include "model/encoder.h"
+
+#include <cmath>
+#include <limits>
+
+#include <zen/plugin.hpp>
+
+#include "graph/builder.h"
+
+namespace zen::model {
+
+Encoder::Encoder(const Model& model, std::vector<graph::DeviceRef> devices, EncoderParams params)
+    : model_(model), params_(std::move(params)), sched_(std::move(devices)) {
+  if (model_.kind() != ZEN_MODEL_ENCODER)
+    throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": " + model_.file().path() +
+                                         " is not an encoder: it makes logits, not embeddings");
+  if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "encoder: n_batch must be > 0");
+}
+
+std::vector<std::vector<float>> Encoder::encode(std::span<const std::vector<int32_t>> seqs,
+                                                bool normalize) {
+  const uint32_t limit =
+      model_.n_ctx_train() ? std::min(model_.n_ctx_train(), params_.n_batch) : params_.n_batch;
+  for (size_t i = 0; i < seqs.size(); ++i)
+    if (seqs[i].empty() || seqs[i].size() > limit)
+      throw Error(ZEN_ERR_INVALID_ARG,
+                  "encoder: sequence " + std::to_string(i) + " has " +
+                      std::to_string(seqs[i].size()) + " tokens; 1 to " + std::to_string(limit) +
+                      (limit == params_.n_batch ? " fit one batch" : " fit the model's context"));
+  std::vector<std::vector<float>> out;
+  out.reserve(seqs.size());
+  for (size_t begin = 0; begin < seqs.size();) {
+    size_t end = begin, tokens = 0;
+    while (end < seqs.size() && tokens + seqs[end].size() <= params_.n_batch)
+      tokens += seqs[end++].size();
+    run(seqs.subspan(begin, end - begin), out);
+    begin = end;
+  }
+  if (normalize)
+    for (std::vector<float>& v : out) {
+      double sum = 0;
+      for (float x : v) sum += static_cast<double>(x) * x;
+      const float inv = sum > 0 ? static_cast<float>(1.0 / std::sqrt(sum)) : 0.0f;
+      for (float& x : v) x *= inv;
+    }
+  return out;
+}
+
+void Encoder::run(std::span<const std::vector<int32_t>> seqs,
+                  std::vector<std::vector<float>>& out) {
+  tokens_.clear();
+  positions_.clear();
+  seq_ids_.clear();
+  for (size_t s = 0; s < seqs.size(); ++s)
+    for (size_t i = 0; i < seqs[s].size(); ++i) {
+      tokens_.push_back(seqs[s][i]);
+      positions_.push_back(static_cast<int32_t>(i));
+      seq_ids_.push_back(static_cast<int32_t>(s));
+    }
+  zen_batch shape{};
+  shape.h = ZEN_HDR_INIT(zen_batch);
+  shape.n_tokens = static_cast<uint32_t>(tokens_.size());
+  shape.tokens = tokens_.data();
+  shape.positions = positions_.data();
+  shape.seq_ids = seq_ids_.data();
+  shape.n_seqs = static_cast<uint32_t>(seqs.size());
+  shape.n_outputs = shape.n_seqs;
+  try {
+    if (shape.n_tokens != planned_tokens_ || shape.n_seqs != planned_seqs_) plan(shape);
+    set_inputs(seqs);
+    sched_.compute();
+    std::vector<float> all(static_cast<size_t>(n_embd_) * seqs.size());
+    sched_.get_output("embeddings", all.data(), all.size() * sizeof(float));
+    for (size_t s = 0; s < seqs.size(); ++s)
+      out.emplace_back(all.begin() + static_cast<ptrdiff_t>(s * n_embd_),
+                       all.begin() + static_cast<ptrdiff_t>((s + 1) * n_embd_));
+    kept_ = read_kept(sched_, params_.keep);
+  } catch (...) {
+    planned_tokens_ = 0;  // a failed build or compute leaves no plan worth trusting
+    throw;
+  }
+}
+
+void Encoder::plan(const zen_batch& shape) {
+  graph::Graph g;
+  graph::Builder b(g, [this](std::string_view name) { return model_.weight(name); });
+  char err[1024] = "";
+  const std::string& who = model_.arch().plugin;
+  const zen_status st =
+      model_.arch().table->build_graph(model_.state(), b.handle(), &shape, err, sizeof err);
+  if (st != ZEN_OK)
+    throw Error(st, who + ": building the graph: " +
+                        (err[0]                 ? err
+                         : b.last_error.empty() ? "failed"
+                                                : b.last_error));
+  const graph::TensorId out = g.find("embeddings");
+  if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
+    throw Error(ZEN_ERR_INTERNAL, who + ": the graph has no \"embeddings\" output");
+  const graph::Tensor& e = g.tensor(out);
+  if (e.type != ZEN_TYPE_F32 || e.ne[1] != shape.n_seqs || e.ne[2] != 1 || e.ne[3] != 1)
+    throw Error(ZEN_ERR_INTERNAL, who + ": \"embeddings\" is " + graph::describe(e) +
+                                      ", expected F32 [n_embd, " + std::to_string(shape.n_seqs) +
+                                      "]");
+  n_embd_ = static_cast<int32_t>(e.ne[0]);
+  keep_tensors(g, params_.keep, who);
+  sched_.plan(std::move(g));
+  planned_tokens_ = shape.n_tokens;
+  planned_seqs_ = shape.n_seqs;
+  ++plans_;
+}
+
+void Encoder::set_inputs(std::span<const std::vector<int32_t>> seqs) {
+  const size_t n = tokens_.size(), n_seqs = seqs.size();
+  for (const graph::Tensor& t : sched_.graph().tensors()) {
+    if (!(t.flags & ZEN_TENSOR_INPUT)) continue;
+    const std::string_view name = t.name;
+    auto put = [&](const auto& v) { sched_.set_input(name, v.data(), v.size() * sizeof(v[0])); };
+    if (name == "tokens") {
+      put(tokens_);
+    } else if (name == "positions") {
+      put(positions_);
+    } else if (name == "token_types") {
+      types_.assign(n, 0);
+      put(types_);
+    } else if (name == "kq_mask") {
+      // Row t (a query) sees the keys of its own sequence.
+      mask_.assign(n * n, -std::numeric_limits<float>::infinity());
+      for (size_t q = 0; q < n; ++q)
+        for (size_t k = q - static_cast<size_t>(positions_[q]); k < n && seq_ids_[k] == seq_ids_[q];
+             ++k)
+          mask_[q * n + k] = 0.0f;
+      put(mask_);
+    } else if (name == "seq_mean") {
+      mean_.assign(n * n_seqs, 0.0f);
+      for (size_t t = 0; t < n; ++t) {
+        const size_t s = static_cast<size_t>(seq_ids_[t]);
+        mean_[s * n + t] = 1.0f / static_cast<float>(seqs[s].size());
+      }
+      put(mean_);
+    } else if (name == "seq_first" || name == "seq_last") {
+      first_.clear();
+      last_.clear();
+      int32_t start = 0;
+      for (const std::vector<int32_t>& s : seqs) {
+        first_.push_back(start);
+        start += static_cast<int32_t>(s.size());
+        last_.push_back(start - 1);
+      }
+      put(name == "seq_first" ? first_ : last_);
+    } else {
+      throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": graph input '" + t.name +
+                                           "' is not one the runtime gives an encoder "
+                                           "(see zen/arch.h)");
+    }
+  }
+}
+
+}  // namespace zen::model
