@@ -1,11 +1,8 @@
 #include "http_connection.h"
 
-#include <boost/asio/dispatch.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/http/read.hpp>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
-#include <chrono>
 
 #include "access.h"
 #include "browser_guard.h"
@@ -18,17 +15,7 @@ using boost::system::error_code;
 
 namespace {
 
-constexpr size_t kWatchChunk = 4096;
 constexpr const char* kVersionMetaKey = "io.modelcontextprotocol/protocolVersion";
-
-std::chrono::milliseconds to_duration(double seconds) {
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
-}
-
-bool is_parse_error(error_code ec) {
-  return ec && &ec.category() == &bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
-         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
-}
 
 // A request's answer and its notifications, carried to the connection's strand.
 class HttpChannel : public Channel {
@@ -62,122 +49,35 @@ std::string meta_version(const Json& message) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
+// A JSON-RPC error as the HTTP answer.
+zen::http::Reply rpc_error_reply(unsigned status, const Json& id, int code,
+                                 const std::string& message, Json data = nullptr) {
+  zen::http::Reply reply =
+      zen::http::json_reply(status, jsonrpc::error(id, code, message, std::move(data)));
+  if (status == 401) reply.headers.emplace_back("WWW-Authenticate", "Bearer");
+  return reply;
+}
+
 }  // namespace
 
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<HttpShared> shared,
                                frontend::ConnectionTicket ticket)
-    : socket_(std::move(socket), shared->tls.get()),
-      ticket_(std::move(ticket)),
-      deadline_(socket_.get_executor()),
+    : frontend::Connection(std::move(socket), shared->tls.get(), std::move(ticket),
+                           {shared->config.max_header_bytes, shared->config.max_body_bytes,
+                            shared->config.request_timeout_s, /*head's deadline covers it*/ 0,
+                            shared->config.idle_timeout_s}),
       shared_(std::move(shared)),
       config_(shared_->config) {}
 
-void HttpConnection::start() {
-  if (!socket_.is_tls()) return read_request();
-  // The handshake counts against the request deadline: a client that opens TLS and stalls is
-  // dropped like one that trickles its head.
-  arm_deadline(config_.request_timeout_s);
-  socket_.async_handshake([self = shared_from_this()](error_code ec) { self->on_handshake(ec); });
-}
-
-void HttpConnection::on_handshake(error_code ec) {
-  if (closed_) return;
-  if (ec) return close();  // not TLS (a plain http request), a bad client hello, or gone
-  read_request();
-}
-
-void HttpConnection::shutdown() {
-  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->close(); });
-}
-
-// ---- reading ------------------------------------------------------------------------------
-
-void HttpConnection::read_request() {
-  parser_.emplace();
-  parser_->header_limit(config_.max_header_bytes);
-  parser_->body_limit(config_.max_body_bytes);
-  arm_deadline(config_.request_timeout_s);  // the whole request, head and body
-  bhttp::async_read_header(
-      socket_, buffer_, *parser_,
-      [self = shared_from_this()](error_code ec, size_t) { self->on_header(ec); });
-}
-
-// The head alone decides most refusals (Host, Origin, path, key, content type): a client
-// without the key cannot make us read, buffer or parse a body.
-void HttpConnection::on_header(error_code ec) {
-  if (closed_) return;
-  if (ec) return on_read(ec);
-  version_ = parser_->get().version();
-  keep_alive_ = false;  // a refusal leaves the body unread: close after answering
-  try {
-    if (!admit()) return;
-  } catch (const std::exception& e) {
-    return respond_rpc_error(500, nullptr, jsonrpc::kInternalError,
-                             std::string("Internal error: ") + e.what());
-  }
-  bhttp::async_read(socket_, buffer_, *parser_,
-                    [self = shared_from_this()](error_code ec2, size_t) { self->on_read(ec2); });
-}
-
-void HttpConnection::on_read(error_code ec) {
-  if (closed_) return;
-  ++deadline_gen_;
-  deadline_.cancel();
-  keep_alive_ = false;  // an unreadable request leaves the stream unusable
-  if (ec == bhttp::error::header_limit)
-    return respond_rpc_error(
-        431, nullptr, jsonrpc::kInvalidRequest,
-        "the request headers exceed " + std::to_string(config_.max_header_bytes) + " bytes");
-  if (ec == bhttp::error::body_limit)
-    return respond_rpc_error(
-        413, nullptr, jsonrpc::kInvalidRequest,
-        "the request body exceeds " + std::to_string(config_.max_body_bytes) + " bytes");
-  if (is_parse_error(ec))
-    return respond_rpc_error(400, nullptr, jsonrpc::kInvalidRequest,
-                             "malformed HTTP request: " + ec.message());
-  if (ec) return close();  // the client left, or a socket error
-  keep_alive_ = parser_->get().keep_alive();
-  version_ = parser_->get().version();
-  if (buffer_.size() == 0) watch();  // otherwise the next request's bytes are already here
-  try {
-    handle_request();
-  } catch (const std::exception& e) {
-    if (!answering_)
-      respond_rpc_error(500, nullptr, jsonrpc::kInternalError,
-                        std::string("Internal error: ") + e.what());
-  }
-}
-
-void HttpConnection::watch() {
-  if (watching_ || closed_) return;
-  watching_ = true;
-  socket_.async_read_some(
-      buffer_.prepare(kWatchChunk),
-      [self = shared_from_this()](error_code ec, size_t n) { self->on_watch(ec, n); });
-}
-
-void HttpConnection::on_watch(error_code ec, size_t n) {
-  watching_ = false;
-  if (closed_) return;
-  if (ec) return close();  // the client is gone: close() abandons its generation
-  buffer_.commit(n);
-  if (awaiting_next_) {
-    awaiting_next_ = false;
-    read_request();
-  }
-  // Otherwise these are the next request's first bytes: they wait until this answer is out.
-}
-
-std::string HttpConnection::header(std::string_view name) const {
-  const auto& r = parser_->get();
-  auto it = r.find(name);
-  return it == r.end() ? std::string() : std::string(it->value());
+zen::http::Reply HttpConnection::failure_reply(unsigned status, const std::string& message) {
+  return rpc_error_reply(
+      status, nullptr, status >= 500 ? jsonrpc::kInternalError : jsonrpc::kInvalidRequest, message);
 }
 
 // ---- answering ----------------------------------------------------------------------------
 
-bool HttpConnection::admit() {
-  const auto& r = parser_->get();
+bool HttpConnection::on_head(const Request& r) {
+  origin_.clear();
   const std::string target(r.target());
   const std::string path = target.substr(0, target.find('?'));
   if (const std::string host = header("Host");
@@ -188,13 +88,13 @@ bool HttpConnection::admit() {
                           "and answers only localhost, 127.0.0.1 or [::1]");
     return false;
   }
-  origin_ = header("Origin");
-  if (!frontend::origin_allowed(origin_, config_.allowed_origins)) {
-    const std::string refused = origin_;
-    origin_.clear();  // no CORS grant on the refusal
+  if (const std::string origin = header("Origin");
+      !frontend::origin_allowed(origin, config_.allowed_origins)) {
     respond_rpc_error(403, nullptr, jsonrpc::kInvalidRequest,
-                      "Forbidden: the origin '" + refused + "' is not allowed");
+                      "Forbidden: the origin '" + origin + "' is not allowed");
     return false;
+  } else {
+    origin_ = origin;
   }
   if (path != config_.path) {
     respond_rpc_error(404, nullptr, jsonrpc::kInvalidRequest,
@@ -228,9 +128,13 @@ bool HttpConnection::admit() {
   return true;
 }
 
-void HttpConnection::handle_request() {
-  const auto& r = parser_->get();
-  if (r.method() == bhttp::verb::post) return handle_post();
+void HttpConnection::on_request(const Request& r) {
+  try {
+    if (r.method() == bhttp::verb::post) return handle_post();
+  } catch (const std::exception&) {
+    if (!answering_) throw;  // a started call answers through its channel
+    return;
+  }
   if (r.method() == bhttp::verb::delete_) return handle_delete();
   // No server-initiated stream: every message to the client rides a POST's answer.
   Reply reply = zen::http::json_reply(
@@ -243,7 +147,7 @@ void HttpConnection::handle_request() {
 void HttpConnection::handle_post() {
   Json message;
   try {
-    message = parse_message(parser_->get().body());
+    message = parse_message(request().body());
   } catch (const RpcError& e) {
     return respond_rpc_error(400, e.id, e.code, e.what(), e.data);
   }
@@ -271,7 +175,8 @@ void HttpConnection::handle_post() {
   answering_ = true;
   streaming_ = false;
   auto channel =
-      std::make_shared<HttpChannel>(weak_from_this(), executor(), shared_->gate, serial_);
+      std::make_shared<HttpChannel>(std::static_pointer_cast<HttpConnection>(shared_from_this()),
+                                    executor(), shared_->gate, serial_);
   call_ = protocol->handle(message, channel);
 }
 
@@ -321,7 +226,7 @@ void HttpConnection::handle_delete() {
 }
 
 void HttpConnection::on_message(uint64_t serial, std::string text, bool final) {
-  if (closed_ || !answering_ || serial != serial_) return;
+  if (closed() || !answering_ || serial != serial_) return;
   if (final) {
     answering_ = false;
     call_.reset();
@@ -342,16 +247,10 @@ void HttpConnection::on_message(uint64_t serial, std::string text, bool final) {
   }
   if (!streaming_) {
     streaming_ = true;
-    chunked_ = version_ >= 11;
-    send(zen::http::serialize_stream_head(chunked_, keep_alive_, common_headers()));
+    open_stream();
   }
-  std::string event = "event: message\ndata: " + text + "\n\n";
-  send(chunked_ ? zen::http::chunk(event) : std::move(event));
-  if (final) {
-    if (chunked_) send(zen::http::last_chunk());
-    response_done_ = true;
-    close_after_ = !(keep_alive_ && chunked_);
-  }
+  send_event("event: message\ndata: " + text + "\n\n");
+  if (final) end_stream();
 }
 
 zen::http::HeaderList HttpConnection::common_headers() const {
@@ -364,80 +263,15 @@ zen::http::HeaderList HttpConnection::common_headers() const {
   return h;
 }
 
-void HttpConnection::respond(Reply reply) {
-  send(zen::http::serialize_reply(reply, keep_alive_, common_headers()));
-  response_done_ = true;
-  close_after_ = !keep_alive_;
-}
-
 void HttpConnection::respond_rpc_error(unsigned status, const Json& id, int code,
                                        const std::string& message, Json data) {
-  Reply reply = zen::http::json_reply(status, jsonrpc::error(id, code, message, std::move(data)));
-  if (status == 401) reply.headers.emplace_back("WWW-Authenticate", "Bearer");
-  respond(std::move(reply));
+  respond(rpc_error_reply(status, id, code, message, std::move(data)));
 }
 
-// ---- writing ------------------------------------------------------------------------------
-
-void HttpConnection::send(std::string bytes) {
-  if (closed_) return;
-  out_.push_back(std::move(bytes));
-  if (!writing_) write_next();
-}
-
-void HttpConnection::write_next() {
-  writing_ = true;
-  arm_deadline(config_.idle_timeout_s);  // a client that accepts nothing is not coming back
-  asio::async_write(socket_, asio::buffer(out_.front()),
-                    [self = shared_from_this()](error_code ec, size_t) { self->on_write(ec); });
-}
-
-void HttpConnection::on_write(error_code ec) {
-  writing_ = false;
-  if (closed_) return;
-  if (ec) return close();
-  out_.pop_front();
-  if (!out_.empty()) return write_next();
-  ++deadline_gen_;
-  deadline_.cancel();
-  if (response_done_) after_response();
-}
-
-void HttpConnection::after_response() {
-  response_done_ = false;
-  streaming_ = false;
-  if (close_after_) {
-    error_code ignored;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-    return close();
-  }
-  if (buffer_.size() > 0 && !watching_) return read_request();  // the next request is here
-  awaiting_next_ = true;  // the watch read (pending, or started now) waits for it
-  arm_deadline(config_.idle_timeout_s);
-  watch();
-}
-
-// ---- deadlines and closing ----------------------------------------------------------------
-
-void HttpConnection::arm_deadline(double seconds) {
-  const uint64_t gen = ++deadline_gen_;
-  deadline_.expires_after(to_duration(seconds));
-  deadline_.async_wait([self = shared_from_this(), gen](error_code ec) {
-    if (!ec && gen == self->deadline_gen_) self->close();
-  });
-}
-
-void HttpConnection::close() {
-  if (closed_) return;
-  closed_ = true;
+void HttpConnection::on_close() {
   if (call_) call_->cancel();  // nobody is left to read the answer
   call_.reset();
   answering_ = false;
-  error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
-  ++deadline_gen_;
-  deadline_.cancel();
 }
 
 }  // namespace zen::mcp_server
