@@ -6,10 +6,8 @@
 // (submits, host waits, dispatches, barriers, recordings, bytes moved, allocations: the
 // "zen_device_counters" extension); --json always carries it, under "device_work".
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
