@@ -15,7 +15,7 @@ namespace zen::http {
 Reply answer_now(const Route& route, const EngineApi& api);
 
 // The one event of a tokenize/detokenize request as its answer: the result (200) or the
-// host's error. Called on the thread that delivers the event (inflight.cpp), so an answer of
+// host's error. Called on the thread that delivers the event (Session::submit), so an answer of
 // megabytes is parsed and serialized there, not on an I/O thread.
 Reply answer_from_event(const std::string& event_json);
 

@@ -1,7 +1,5 @@
 #include "session.h"
 
-#include <atomic>
-
 #include "browser_guard.h"
 #include "endpoints.h"
 #include "request_body.h"
@@ -152,27 +150,31 @@ void Session::start_answer(json body, const char* endpoint) {
 }
 
 void Session::submit(const std::string& request, bool whole_answer) {
-  // Distinguishes "the host reported the failure through the callback" from "it did not".
-  auto reported = std::make_shared<std::atomic<bool>>(false);
-  auto* route =
-      new EventRoute{shared_->inflight, std::static_pointer_cast<Session>(shared_from_this()),
-                     executor(), ++serial_, reported};
-  route->whole_answer = whole_answer;
-  shared_->inflight->add();
-  uint64_t id = 0;
-  zen_status status = shared_->api.submit(request, route_engine_event, route, &id);
-  if (status == ZEN_OK) {
-    engine_id_ = id;
-  } else if (!reported->load()) {
-    // Refused without an event: the route is still ours.
-    delete route;
-    shared_->inflight->release();
+  // Events are posted to this connection's strand; a tokenize/detokenize answer is made into
+  // its Reply on the host's thread rather than on an I/O thread.
+  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
+  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight,
+                  whole_answer](std::string text, bool last) {
+    if (!whole_answer)
+      return inflight->post(ex, [self, serial, text = std::move(text), last] {
+        if (auto s = self.lock()) s->on_engine_event(serial, text, last);
+      });
+    if (last)
+      inflight->post(ex, [self, serial, reply = answer_from_event(text)]() mutable {
+        if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
+      });
+  };
+  const frontend::Submitted sent =
+      frontend::submit_counted(shared_->api, request, shared_->inflight, std::move(deliver));
+  if (sent.status == ZEN_OK) {
+    engine_id_ = sent.id;
+  } else if (sent.refused_silently) {
     generation_.reset();
     answer_pending_ = false;
-    respond(error_reply(
-        500,
-        "the engine refused the request (status " + std::to_string(static_cast<int>(status)) + ")",
-        "server_error"));
+    respond(error_reply(500,
+                        "the engine refused the request (status " +
+                            std::to_string(static_cast<int>(sent.status)) + ")",
+                        "server_error"));
   }
 }
 

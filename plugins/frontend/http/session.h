@@ -27,10 +27,10 @@ namespace zen::http {
 // What every connection of one server shares.
 struct ServerShared {
   ServerShared(HttpConfig c, EngineApi a)
-      : config(std::move(c)), api(a), inflight(std::make_shared<Inflight>()) {}
+      : config(std::move(c)), api(a), inflight(std::make_shared<frontend::Inflight>()) {}
   HttpConfig config;
   EngineApi api;
-  std::shared_ptr<Inflight> inflight;
+  std::shared_ptr<frontend::Inflight> inflight;
   bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
   std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
@@ -43,12 +43,11 @@ class Session : public frontend::Connection, private ResponseSink {
   Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
           frontend::ConnectionTicket ticket);
 
-  // From route_engine_event, on the strand: a generation's events, or the whole answer of a
-  // tokenize/detokenize request.
+ private:
+  // On the strand: a generation's events, or the whole answer of a tokenize/detokenize request.
   void on_engine_event(uint64_t serial, const std::string& event_json, bool last);
   void on_engine_answer(uint64_t serial, Reply reply);
 
- private:
   // frontend::Connection
   bool on_head(const Request& head) override;
   void on_request(const Request& request) override;

@@ -21,23 +21,23 @@ constexpr const char* kVersionMetaKey = "io.modelcontextprotocol/protocolVersion
 class HttpChannel : public Channel {
  public:
   HttpChannel(std::weak_ptr<HttpConnection> connection, asio::any_io_executor executor,
-              std::shared_ptr<PostGate> gate, uint64_t serial)
+              std::shared_ptr<frontend::Inflight> inflight, uint64_t serial)
       : connection_(std::move(connection)),
         executor_(std::move(executor)),
-        gate_(std::move(gate)),
+        inflight_(std::move(inflight)),
         serial_(serial) {}
   void notify(const Json& notification) override { deliver(dump(notification), false); }
   void answer(const Json& response) override { deliver(dump(response), true); }
 
  private:
   void deliver(std::string text, bool final) {
-    gate_->post(executor_, [c = connection_, serial = serial_, text = std::move(text), final] {
+    inflight_->post(executor_, [c = connection_, serial = serial_, text = std::move(text), final] {
       if (auto connection = c.lock()) connection->on_message(serial, std::move(text), final);
     });
   }
   std::weak_ptr<HttpConnection> connection_;
   asio::any_io_executor executor_;
-  std::shared_ptr<PostGate> gate_;
+  std::shared_ptr<frontend::Inflight> inflight_;
   uint64_t serial_;
 };
 
@@ -176,7 +176,7 @@ void HttpConnection::handle_post() {
   streaming_ = false;
   auto channel =
       std::make_shared<HttpChannel>(std::static_pointer_cast<HttpConnection>(shared_from_this()),
-                                    executor(), shared_->gate, serial_);
+                                    executor(), shared_->inflight, serial_);
   call_ = protocol->handle(message, channel);
 }
 
@@ -192,7 +192,7 @@ std::shared_ptr<Protocol> HttpConnection::session_for(const Json& message) {
       return nullptr;
     }
     std::string id;
-    auto protocol = shared_->sessions.create(shared_->api, shared_->pending, id);
+    auto protocol = shared_->sessions.create(shared_->api, shared_->inflight, id);
     new_session_id_ = id;
     return protocol;
   }

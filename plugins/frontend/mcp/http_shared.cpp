@@ -26,18 +26,8 @@ std::string random_session_id() {
 
 }  // namespace
 
-void PostGate::post(const boost::asio::any_io_executor& ex, std::function<void()> f) {
-  std::lock_guard lock(mutex_);
-  if (open_) boost::asio::post(ex, std::move(f));
-}
-
-void PostGate::close() {
-  std::lock_guard lock(mutex_);
-  open_ = false;
-}
-
 std::shared_ptr<Protocol> SessionTable::create(EngineApi api,
-                                               std::shared_ptr<PendingRequests> pending,
+                                               std::shared_ptr<frontend::Inflight> pending,
                                                std::string& id) {
   std::vector<std::shared_ptr<Protocol>> ended;
   std::shared_ptr<Protocol> protocol;

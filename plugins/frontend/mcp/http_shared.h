@@ -1,6 +1,7 @@
 // What every connection of the streamable HTTP transport shares: settings, the engine, the
-// MCP sessions by Mcp-Session-Id, the stateless endpoint for 2026-07-28 requests, and the gate
-// that lets engine threads post to the I/O threads only while those exist.
+// MCP sessions by Mcp-Session-Id, the stateless endpoint for 2026-07-28 requests, and the
+// engine requests in flight (which also let engine threads post to the I/O threads only while
+// those exist).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -12,22 +13,12 @@
 #include <mutex>
 #include <string>
 
+#include "inflight.h"
 #include "mcp_config.h"
 #include "protocol.h"
 #include "tls_stream.h"
 
 namespace zen::mcp_server {
-
-class PostGate {
- public:
-  // Runs f on ex unless closed (then f is dropped). Never blocks on I/O.
-  void post(const boost::asio::any_io_executor& ex, std::function<void()> f);
-  void close();
-
- private:
-  std::mutex mutex_;
-  bool open_ = true;
-};
 
 // The open handshake sessions. Never a lock-out: a session unused for `idle_timeout` is
 // ended, and when the table is full a new session ends the least recently used one (its
@@ -37,7 +28,7 @@ class SessionTable {
   SessionTable(uint32_t capacity, std::chrono::milliseconds idle_timeout)
       : capacity_(capacity), idle_timeout_(idle_timeout) {}
   // A new session under a fresh random id.
-  std::shared_ptr<Protocol> create(EngineApi api, std::shared_ptr<PendingRequests> pending,
+  std::shared_ptr<Protocol> create(EngineApi api, std::shared_ptr<frontend::Inflight> pending,
                                    std::string& id);
   std::shared_ptr<Protocol> find(const std::string& id);  // and marks it used now
   bool end(const std::string& id);  // DELETE: false when unknown; cancels its generations
@@ -60,17 +51,15 @@ struct HttpShared {
   HttpShared(McpConfig c, EngineApi a)
       : config(std::move(c)),
         api(a),
-        pending(std::make_shared<PendingRequests>()),
-        stateless(std::make_shared<Protocol>(api, pending)),
+        inflight(std::make_shared<frontend::Inflight>()),
+        stateless(std::make_shared<Protocol>(api, inflight)),
         sessions(config.max_sessions, std::chrono::milliseconds(static_cast<int64_t>(
-                                          config.session_idle_timeout_s * 1000.0))),
-        gate(std::make_shared<PostGate>()) {}
+                                          config.session_idle_timeout_s * 1000.0))) {}
   McpConfig config;
   EngineApi api;
-  std::shared_ptr<PendingRequests> pending;
+  std::shared_ptr<frontend::Inflight> inflight;
   std::shared_ptr<Protocol> stateless;  // 2026-07-28 requests carry everything they need
   SessionTable sessions;
-  std::shared_ptr<PostGate> gate;
   bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
   std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };

@@ -45,9 +45,9 @@ void HttpTransport::stop() {
     connections_.shutdown_all();
     shared_->sessions.end_all();
     shared_->stateless->cancel_all();
-    if (!shared_->pending->wait_idle(kDrainTimeout))
+    if (!shared_->inflight->wait_idle(kDrainTimeout))
       std::fprintf(stderr, "mcp: the engine did not finish cancelled requests in time\n");
-    shared_->gate->close();
+    shared_->inflight->close();
   });
 }
 

@@ -69,7 +69,7 @@ bool is_handshake_version(const std::string& v) {
                                           v) != supported_versions().end();
 }
 
-Protocol::Protocol(EngineApi api, std::shared_ptr<PendingRequests> pending)
+Protocol::Protocol(EngineApi api, std::shared_ptr<frontend::Inflight> pending)
     : api_(api), pending_(std::move(pending)) {}
 
 Protocol::~Protocol() { cancel_all(); }

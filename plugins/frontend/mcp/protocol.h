@@ -28,7 +28,7 @@ bool is_handshake_version(const std::string& v);
 
 class Protocol {
  public:
-  Protocol(EngineApi api, std::shared_ptr<PendingRequests> pending);
+  Protocol(EngineApi api, std::shared_ptr<frontend::Inflight> pending);
   ~Protocol();  // cancel_all()
 
   // One message parse_message accepted. A request gets exactly one answer on `channel` (now,
@@ -57,7 +57,7 @@ class Protocol {
   void on_notification(const std::string& method, const Json& params);
 
   EngineApi api_;
-  std::shared_ptr<PendingRequests> pending_;
+  std::shared_ptr<frontend::Inflight> pending_;
   std::mutex mutex_;
   bool initialized_ = false;
   std::string version_;                                   // negotiated by initialize

@@ -65,7 +65,7 @@ void LineOutbox::close() {
 
 StdioTransport::StdioTransport(EngineApi api, int in_fd, int out_fd, uint64_t max_line_bytes,
                                std::function<void()> on_eof)
-    : pending_(std::make_shared<PendingRequests>()),
+    : pending_(std::make_shared<frontend::Inflight>()),
       protocol_(api, pending_),
       in_fd_(in_fd),
       out_fd_(out_fd),

@@ -50,7 +50,7 @@ class StdioTransport {
   void on_line(const std::string& line);
   void write_loop();
 
-  std::shared_ptr<PendingRequests> pending_;
+  std::shared_ptr<frontend::Inflight> pending_;
   Protocol protocol_;
   int in_fd_, out_fd_;
   uint64_t max_line_bytes_;

@@ -1,7 +1,5 @@
 #include "tool_call.h"
 
-#include <atomic>
-
 #include "tools.h"
 
 namespace zen::mcp_server {
@@ -9,14 +7,6 @@ namespace {
 
 // Progress notifications at most this often: enough for a live display, cheap on the wire.
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
-
-// The `user` pointer handed to submit(): deleted after the last event.
-struct EventRoute {
-  std::shared_ptr<ToolCall> call;
-  // Set at the last event: after a failed submit() it tells whether the host reported the
-  // failure through the callback (and so took the route) or not.
-  std::shared_ptr<std::atomic<bool>> reported;
-};
 
 std::string error_message(const Json& host_error) {
   const Json& e = host_error.contains("error") ? host_error["error"] : host_error;
@@ -27,22 +17,7 @@ std::string error_message(const Json& host_error) {
 
 }  // namespace
 
-void PendingRequests::add() {
-  std::lock_guard lock(mutex_);
-  ++count_;
-}
-
-void PendingRequests::release() {
-  std::lock_guard lock(mutex_);
-  if (count_ > 0 && --count_ == 0) idle_.notify_all();
-}
-
-bool PendingRequests::wait_idle(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mutex_);
-  return idle_.wait_for(lock, timeout, [&] { return count_ == 0; });
-}
-
-ToolCall::ToolCall(EngineApi api, std::shared_ptr<PendingRequests> pending,
+ToolCall::ToolCall(EngineApi api, std::shared_ptr<frontend::Inflight> pending,
                    std::shared_ptr<Channel> channel, Options options)
     : api_(api),
       pending_(std::move(pending)),
@@ -50,20 +25,16 @@ ToolCall::ToolCall(EngineApi api, std::shared_ptr<PendingRequests> pending,
       options_(std::move(options)) {}
 
 void ToolCall::start(const Json& engine_request) {
-  auto reported = std::make_shared<std::atomic<bool>>(false);
-  auto* route = new EventRoute{shared_from_this(), reported};
-  pending_->add();
-  uint64_t id = 0;
-  const zen_status status = api_.submit(dump(engine_request), on_engine_event, route, &id);
-  if (status != ZEN_OK) {
-    if (!reported->load()) {  // refused without an event: the route is still ours
-      delete route;
-      pending_->release();
-      fail("the engine refused the request (status " + std::to_string(static_cast<int>(status)) +
-           ")");
-    }
+  const frontend::Submitted sent = frontend::submit_counted(
+      api_, dump(engine_request), pending_,
+      [call = shared_from_this()](std::string event, bool last) { call->on_event(event, last); });
+  if (sent.status != ZEN_OK) {
+    if (sent.refused_silently)
+      fail("the engine refused the request (status " +
+           std::to_string(static_cast<int>(sent.status)) + ")");
     return;
   }
+  const uint64_t id = sent.id;
   bool cancel_now = false;
   {
     std::lock_guard lock(mutex_);
@@ -82,18 +53,6 @@ void ToolCall::cancel() {
     id = engine_id_;
   }
   if (id) api_.cancel(*id);
-}
-
-void ToolCall::on_engine_event(void* user, const char* event_json, int last) {
-  auto* route = static_cast<EventRoute*>(user);
-  if (!route) return;
-  route->call->on_event(event_json ? event_json : "", last != 0);
-  if (last) {
-    route->reported->store(true);
-    std::shared_ptr<PendingRequests> pending = route->call->pending_;
-    delete route;
-    pending->release();
-  }
 }
 
 void ToolCall::on_event(const std::string& event_json, bool last) {

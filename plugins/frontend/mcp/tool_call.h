@@ -15,24 +15,11 @@
 
 #include "channel.h"
 #include "engine_api.h"
+#include "inflight.h"
 
 namespace zen::mcp_server {
 
 using EngineApi = zen::http::EngineApi;
-
-// Engine requests whose last event has not arrived yet: a transport stops only after the
-// engine has let go of every callback pointer it was given.
-class PendingRequests {
- public:
-  void add();
-  void release();
-  bool wait_idle(std::chrono::milliseconds timeout);  // true when none is left
-
- private:
-  std::mutex mutex_;
-  std::condition_variable idle_;
-  uint64_t count_ = 0;
-};
 
 class ToolCall : public std::enable_shared_from_this<ToolCall> {
  public:
@@ -42,7 +29,7 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
     bool modern = false;            // 2026-07-28 results carry "resultType"
   };
 
-  ToolCall(EngineApi api, std::shared_ptr<PendingRequests> pending,
+  ToolCall(EngineApi api, std::shared_ptr<frontend::Inflight> pending,
            std::shared_ptr<Channel> channel, Options options);
 
   // Submits; the answer goes to the channel (at once when the engine refuses, else from the
@@ -52,7 +39,6 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
   void cancel();
 
  private:
-  static void on_engine_event(void* user, const char* event_json, int last);
   void on_event(const std::string& event_json, bool last);
   void on_delta(const Json& event);
   void finish(const Json& usage);
@@ -60,7 +46,7 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
   void answer(Json result);  // once, unless cancelled
 
   EngineApi api_;
-  std::shared_ptr<PendingRequests> pending_;
+  std::shared_ptr<frontend::Inflight> pending_;
   std::shared_ptr<Channel> channel_;
   Options options_;
 
