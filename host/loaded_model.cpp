@@ -33,7 +33,7 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
   if (chosen.empty()) throw Error(ZEN_ERR_NOT_FOUND, "no device to run on (see zen-engine probe)");
   try {
     for (const DeviceCandidate* c : chosen)
-      devices_.push_back(graph::DeviceRef::open(c->table, c->index, c->id));
+      devices_.push_back(graph::DeviceRef::open(c->table, c->index, c->id, c->plugin->last_error));
     if (model_->kind() == ZEN_MODEL_ENCODER)
       encoder_ = std::make_unique<model::Encoder>(*model_, devices_, std::move(encoder_params));
     else

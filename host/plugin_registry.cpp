@@ -122,6 +122,8 @@ void PluginRegistry::consider_file(const std::string& path) {
   entry.init =
       lib->lib.get<zen_status(const zen_host_api*, zen_plugin_desc*)>(ZEN_PLUGIN_INIT_SYMBOL);
   entry.shutdown = lib->lib.get<void()>(ZEN_PLUGIN_SHUTDOWN_SYMBOL);
+  if (lib->lib.has(ZEN_PLUGIN_LAST_ERROR_SYMBOL))
+    entry.last_error = lib->lib.get<const char*()>(ZEN_PLUGIN_LAST_ERROR_SYMBOL);
   consider(std::move(rec), entry, std::move(lib));
 }
 
@@ -146,7 +148,12 @@ void PluginRegistry::consider(PluginRecord rec, const EntryPoints& entry,
   zen_plugin_desc desc{};
   desc.h = ZEN_HDR_INIT(zen_plugin_desc);
   zen_status st = entry.init(host_, &desc);
-  if (st != ZEN_OK) return refuse("init failed with status " + std::to_string(st));
+  if (st != ZEN_OK) {
+    const char* why = entry.last_error ? entry.last_error() : nullptr;
+    return refuse("init failed with status " + std::to_string(st) +
+                  (why && *why ? std::string(": ") + why : std::string()));
+  }
+  rec.last_error = entry.last_error;
   rec.abi_major = desc.h.abi_major;
   rec.abi_minor = desc.h.abi_minor;
   auto shutdown_and_refuse = [&](std::string reason) {

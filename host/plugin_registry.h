@@ -12,11 +12,12 @@
 
 namespace zen::host {
 
-// The three entry points, whether they come from dlsym or a static registration table.
+// The entry points, whether they come from dlsym or a static registration table.
 struct EntryPoints {
   zen_plugin_probe_fn probe = nullptr;
   zen_plugin_init_fn init = nullptr;
   zen_plugin_shutdown_fn shutdown = nullptr;
+  zen_plugin_last_error_fn last_error = nullptr;  // optional (ABI 1.4)
 };
 
 // A plugin linked into the binary (ZEN_STATIC_PLUGINS=ON), from the generated table.
@@ -42,6 +43,9 @@ struct PluginRecord {
   std::string name, version, variant;
   uint16_t abi_major = 0, abi_minor = 0;
   const void* vtable = nullptr;  // valid while state == loaded
+  // The plugin's message for this thread's last failed call (zen/abi.h), or null when the
+  // plugin has no zen_plugin_last_error; valid while state == loaded.
+  zen_plugin_last_error_fn last_error = nullptr;
 
   std::string display_name() const { return variant.empty() ? name : name + "-" + variant; }
 };

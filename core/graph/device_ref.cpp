@@ -9,8 +9,11 @@ bool DeviceRef::can_wrap_host() const {
 }
 
 std::string DeviceRef::error() const {
-  if (!dev || !ZEN_HAS_MEMBER(table, zen_device_v1, last_error) || !table->last_error) return "";
-  const char* e = table->last_error(dev);
+  const char* e = nullptr;
+  if (plugin_error)
+    e = plugin_error();
+  else if (dev && ZEN_HAS_MEMBER(table, zen_device_v1, last_error) && table->last_error)
+    e = table->last_error(dev);
   return e ? e : "";
 }
 
@@ -36,15 +39,16 @@ void* DeviceRef::host_ptr(zen_buffer* buf, uint64_t offset) const {
   return p ? static_cast<char*>(p) + offset : nullptr;
 }
 
-DeviceRef DeviceRef::open(const zen_device_v1* table, uint32_t index, std::string id) {
+DeviceRef DeviceRef::open(const zen_device_v1* table, uint32_t index, std::string id,
+                          zen_plugin_last_error_fn plugin_error) {
   if (!table || table->h.abi_major != ZEN_ABI_MAJOR)
     throw Error(ZEN_ERR_ABI, id + ": device table missing or of another ABI major");
   DeviceRef d;
   d.id = std::move(id);
   d.table = table;
+  d.plugin_error = plugin_error;
   d.props.h = ZEN_HDR_INIT(zen_device_props);
-  if (table->device_props(index, &d.props) != ZEN_OK)
-    throw Error(ZEN_ERR_INTERNAL, d.id + ": cannot read device properties");
+  d.check(table->device_props(index, &d.props), "reading the properties");
   d.check(table->device_open(index, &d.dev), "open");
   return d;
 }

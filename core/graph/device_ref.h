@@ -18,11 +18,14 @@ struct DeviceRef {
   zen_device* dev = nullptr;
   zen_device_props props{};
   uint64_t alignment = 64;  // intermediates are placed at multiples of this
+  // The plugin's zen_plugin_last_error (ABI 1.4), or null: then the table's last_error.
+  zen_plugin_last_error_fn plugin_error = nullptr;
 
   bool host_visible() const { return props.host_visible != 0; }
   // Optional members, checked by struct_size and NULL as the ABI requires.
   bool can_wrap_host() const;
-  // The device's last_error, or "" when it has none to give.
+  // The message of this thread's last failed call into the device's plugin, or "" when it has
+  // none to give.
   std::string error() const;
   // Throws zen::Error "<id>: <what>: <device's last error>" unless st is ZEN_OK.
   void check(zen_status st, std::string_view what) const;
@@ -35,7 +38,8 @@ struct DeviceRef {
 
   // Opens device `index` of a plugin table and reads its props; `close` undoes it. For loaders
   // and tests; the scheduler never opens or closes devices.
-  static DeviceRef open(const zen_device_v1* table, uint32_t index, std::string id);
+  static DeviceRef open(const zen_device_v1* table, uint32_t index, std::string id,
+                        zen_plugin_last_error_fn plugin_error = nullptr);
   void close();
 };
 

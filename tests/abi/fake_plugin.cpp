@@ -21,9 +21,28 @@ struct device_v1_newer {
   void* (*member_from_the_future)(void);
 };
 
+// zen_plugin_last_error's message: this thread's last failure (zen/abi.h).
+thread_local const char* t_error = "";
+zen_status fail(zen_status st, const char* why) {
+  t_error = why;
+  return st;
+}
+
+#ifdef FAKE_OPEN_FAILS
+uint32_t count() { return 1; }
+zen_status props(uint32_t, zen_device_props* out) {
+  std::snprintf(out->name, sizeof out->name, "fake");
+  out->type = ZEN_DEVICE_ACCEL;
+  return ZEN_OK;
+}
+zen_status open_dev(uint32_t, zen_device**) {
+  return fail(ZEN_ERR_IO, "fake: the device node /dev/fake0 is busy");
+}
+#else
 uint32_t count() { return 0; }
 zen_status props(uint32_t, zen_device_props*) { return ZEN_ERR_NOT_FOUND; }
 zen_status open_dev(uint32_t, zen_device**) { return ZEN_ERR_NOT_FOUND; }
+#endif
 void close_dev(zen_device*) {}
 int supports(zen_device*, const zen_graph*, int32_t) { return 0; }
 zen_status alloc(zen_device*, uint64_t, zen_buffer**) { return ZEN_ERR_UNSUPPORTED; }
@@ -85,6 +104,9 @@ extern "C" ZEN_EXPORT uint32_t zen_plugin_probe(char* reason, size_t len) {
 #ifndef FAKE_MISSING_INIT
 extern "C" ZEN_EXPORT zen_status zen_plugin_init(const zen_host_api* host, zen_plugin_desc* out) {
   if (!host || host->h.abi_major != ZEN_ABI_MAJOR) return ZEN_ERR_ABI;
+#ifdef FAKE_INIT_FAILS
+  return fail(ZEN_ERR_IO, "fake: the license file /etc/fake.lic is missing");
+#endif
   zen_plugin_desc d{};
   d.h = ZEN_HDR_INIT(zen_plugin_desc);
 #ifdef FAKE_WRONG_MAJOR
@@ -104,3 +126,5 @@ extern "C" ZEN_EXPORT zen_status zen_plugin_init(const zen_host_api* host, zen_p
 #endif
 
 extern "C" ZEN_EXPORT void zen_plugin_shutdown(void) {}
+
+extern "C" ZEN_EXPORT const char* zen_plugin_last_error(void) { return t_error; }

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <zen/plugin.hpp>
+
 #include "config.h"
+#include "graph/device_ref.h"
 #include "host_api.h"
 #include "plugin_registry.h"
 
@@ -138,6 +141,32 @@ TEST_F(PluginLoaderTest, SameNameCompetesByScore) {
   EXPECT_EQ(low.state, PluginState::standby);
   EXPECT_NE(low.reason.find("lower score than fake-rank (7)"), std::string::npos) << low.reason;
   EXPECT_EQ(registry_->find(ZEN_KIND_DEVICE, "fake-rank"), &high);
+}
+
+// The one error convention (zen_plugin_last_error): a failing init or device_open says why.
+TEST_F(PluginLoaderTest, AFailedInitGivesThePluginsMessage) {
+  const auto& r = record("zen-fake-init-fails.so");
+  EXPECT_EQ(r.state, PluginState::refused);
+  EXPECT_NE(r.reason.find("init failed with status 5: fake: the license file /etc/fake.lic is "
+                          "missing"),
+            std::string::npos)
+      << r.reason;
+}
+
+TEST_F(PluginLoaderTest, AFailedDeviceOpenGivesThePluginsMessage) {
+  const PluginRecord* r = registry_->find(ZEN_KIND_DEVICE, "fake-open-fails");
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(r->last_error, nullptr);
+  const auto* table = static_cast<const zen_device_v1*>(r->vtable);
+  try {
+    zen::graph::DeviceRef::open(table, 0, "fake-open-fails:0", r->last_error);
+    FAIL() << "the open succeeded";
+  } catch (const zen::Error& e) {
+    EXPECT_EQ(e.status, ZEN_ERR_IO);
+    EXPECT_STREQ(e.what(),
+                 "fake-open-fails:0: open failed: fake: the device node /dev/fake0 is "
+                 "busy");
+  }
 }
 
 TEST_F(PluginLoaderTest, EveryRecordHasAOneLineReasonWhenNotLoaded) {

@@ -37,7 +37,8 @@ struct Devices {
       if (rec->name == "cpu") cpu_variant = rec->variant;
       const auto* table = static_cast<const zen_device_v1*>(rec->vtable);
       for (uint32_t i = 0; i < table->device_count(); ++i)
-        refs.push_back(graph::DeviceRef::open(table, i, rec->name + ":" + std::to_string(i)));
+        refs.push_back(
+            graph::DeviceRef::open(table, i, rec->name + ":" + std::to_string(i), rec->last_error));
     }
     std::string list;
     for (const auto& r : refs) list += " " + r.id;

@@ -52,3 +52,5 @@ ZEN_PLUGIN_INIT(host, out) {
 }
 
 ZEN_PLUGIN_SHUTDOWN() { zen_vk::Instance::release(); }
+
+ZEN_DEFINE_PLUGIN_LAST_ERROR()

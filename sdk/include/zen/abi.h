@@ -107,7 +107,7 @@ typedef struct zen_plugin_desc {
   const void* vtable;  /* zen_device_v1 / zen_arch_v1 / zen_quant_v1 / zen_frontend_v1 */
 } zen_plugin_desc;
 
-/* ---- the three entry points every plugin exports ----------------------------------------- */
+/* ---- the entry points a plugin exports (three required, one optional) -------------------- */
 /* zen_plugin_probe: can this plugin run here, and how well? 0 = cannot. Writes a one-line
  * reason (NUL-terminated, truncated to reason_len) that the host shows in `zen-engine plugins`.
  * Must be compiled without ISA flags and without LTO: it runs before the host knows whether
@@ -116,15 +116,25 @@ typedef uint32_t (*zen_plugin_probe_fn)(char* reason, size_t reason_len);
 /* zen_plugin_init: fill *out (out->h is preset by the host with its own sizes/version). */
 typedef zen_status (*zen_plugin_init_fn)(const zen_host_api* host, zen_plugin_desc* out);
 typedef void (*zen_plugin_shutdown_fn)(void);
+/* zen_plugin_last_error (ABI 1.4, optional: a plugin without it gives only statuses): the one
+ * error convention. Every call into a plugin that can fail returns a zen_status; when it is not
+ * ZEN_OK, this gives the one-line message of that failure: the calling thread's last failed
+ * call into the plugin (init, device_props and device_open included), "" when none failed.
+ * Thread-local, so two threads never read or overwrite each other's message; the pointer stays
+ * valid until the same thread's next call into the plugin. It replaces per-object error
+ * strings (zen_device_v1.last_error stays for older hosts and returns the same text). */
+typedef const char* (*zen_plugin_last_error_fn)(void);
 
 #define ZEN_PLUGIN_PROBE_SYMBOL "zen_plugin_probe"
 #define ZEN_PLUGIN_INIT_SYMBOL "zen_plugin_init"
 #define ZEN_PLUGIN_SHUTDOWN_SYMBOL "zen_plugin_shutdown"
+#define ZEN_PLUGIN_LAST_ERROR_SYMBOL "zen_plugin_last_error"
 
 /* Plugins define their entry points with these so static builds get unique names:
  *   ZEN_PLUGIN_PROBE(reason, len) { ... }
  *   ZEN_PLUGIN_INIT(host, out) { ... }
- *   ZEN_PLUGIN_SHUTDOWN() { ... } */
+ *   ZEN_PLUGIN_SHUTDOWN() { ... }
+ *   ZEN_PLUGIN_LAST_ERROR() { ... }   (zen/plugin.hpp's ZEN_DEFINE_PLUGIN_LAST_ERROR() defines it) */
 #ifdef __cplusplus
 #define ZEN_EXTERN_C extern "C"
 #else
@@ -137,6 +147,8 @@ typedef void (*zen_plugin_shutdown_fn)(void);
       const zen_host_api* host, zen_plugin_desc* out)
 #define ZEN_PLUGIN_SHUTDOWN() \
   ZEN_EXTERN_C ZEN_PLUGIN_API void ZEN_PLUGIN_SYMBOL(zen_plugin_shutdown)(void)
+#define ZEN_PLUGIN_LAST_ERROR() \
+  ZEN_EXTERN_C ZEN_PLUGIN_API const char* ZEN_PLUGIN_SYMBOL(zen_plugin_last_error)(void)
 
 #ifdef __cplusplus
 }

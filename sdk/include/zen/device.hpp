@@ -39,8 +39,6 @@ class Device {
   // Optional: what the device has done (zen/device_counters.h); device_table() answers the
   // "zen_device_counters" extension from it, so devices only keep the counts.
   virtual const zen_device_counters* counters() const { return nullptr; }
-
-  std::string last_error;
 };
 
 // For a device's "zen_device_counters" extension: copies what the caller's struct has room
@@ -91,9 +89,8 @@ zen_device_v1 device_table() {
   t.h = ZEN_HDR_INIT(zen_device_v1);
   t.device_count = [] { return Provider::count(); };
   t.device_props = [](uint32_t index, zen_device_props* out) -> zen_status {
-    std::string err;
-    if (!out) return ZEN_ERR_INVALID_ARG;
-    return guarded(err, [&] {
+    if (!out) return fail(ZEN_ERR_INVALID_ARG, "device_props: NULL out");
+    return guarded([&] {
       zen_device_props p{};
       p.h = ZEN_HDR_INIT(zen_device_props);
       Provider::props(index, p);
@@ -104,13 +101,8 @@ zen_device_v1 device_table() {
     });
   };
   t.device_open = [](uint32_t index, zen_device** out) -> zen_status {
-    std::string err;
-    if (!out) return ZEN_ERR_INVALID_ARG;
-    const zen_status st =
-        guarded(err, [&] { *out = reinterpret_cast<zen_device*>(Provider::open(index)); });
-    // No device holds a last error yet: the host's log gets why (a kernel build log, say).
-    if (st != ZEN_OK) Host::log(ZEN_LOG_ERROR, "device", err);
-    return st;
+    if (!out) return fail(ZEN_ERR_INVALID_ARG, "device_open: NULL out");
+    return guarded([&] { *out = reinterpret_cast<zen_device*>(Provider::open(index)); });
   };
   t.device_close = [](zen_device* d) { delete as_device(d); };
   t.supports_op = [](zen_device* d, const zen_graph* g, int32_t node) -> int {
@@ -121,29 +113,28 @@ zen_device_v1 device_table() {
     }
   };
   t.buffer_alloc = [](zen_device* d, uint64_t bytes, zen_buffer** out) {
-    return guarded(as_device(d)->last_error, [&] { *out = as_device(d)->alloc(bytes); });
+    return guarded([&] { *out = as_device(d)->alloc(bytes); });
   };
   t.buffer_free = [](zen_device* d, zen_buffer* b) { as_device(d)->free(b); };
   t.buffer_host_ptr = [](zen_device* d, zen_buffer* b) { return as_device(d)->host_ptr(b); };
   t.upload = [](zen_device* d, zen_buffer* b, uint64_t off, const void* src, uint64_t n) {
-    return guarded(as_device(d)->last_error, [&] { as_device(d)->upload(b, off, src, n); });
+    return guarded([&] { as_device(d)->upload(b, off, src, n); });
   };
   t.download = [](zen_device* d, zen_buffer* b, uint64_t off, void* dst, uint64_t n) {
-    return guarded(as_device(d)->last_error, [&] { as_device(d)->download(b, off, dst, n); });
+    return guarded([&] { as_device(d)->download(b, off, dst, n); });
   };
   t.compute = [](zen_device* d, const zen_graph* g) {
-    return guarded(as_device(d)->last_error, [&] { as_device(d)->compute(*g); });
+    return guarded([&] { as_device(d)->compute(*g); });
   };
-  t.synchronize = [](zen_device* d) {
-    return guarded(as_device(d)->last_error, [&] { as_device(d)->synchronize(); });
-  };
+  t.synchronize = [](zen_device* d) { return guarded([&] { as_device(d)->synchronize(); }); };
   t.buffer_wrap_host = [](zen_device* d, void* p, uint64_t n, zen_buffer** out) {
-    return guarded(as_device(d)->last_error, [&] {
+    return guarded([&] {
       *out = as_device(d)->wrap_host(p, n);
       if (!*out) throw Error(ZEN_ERR_UNSUPPORTED, "device cannot wrap host memory");
     });
   };
-  t.last_error = [](zen_device* d) { return as_device(d)->last_error.c_str(); };
+  // For hosts before zen_plugin_last_error: the same thread-local message.
+  t.last_error = [](zen_device*) { return thread_error().c_str(); };
   t.get_proc = [](zen_device* d, const char* name) -> void* {
     if (name && std::strcmp(name, ZEN_DEVICE_COUNTERS_PROC) == 0 && as_device(d)->counters()) {
       zen_device_counters_fn fn = [](zen_device* dev, zen_device_counters* out) {

@@ -1,5 +1,6 @@
-// Header-only C++ side of the plugin ABI: the host handle, error conversion, and the macro that
-// defines a plugin's three entry points. Everything here compiles into the plugin; nothing C++
+// Header-only C++ side of the plugin ABI: the host handle, error conversion (statuses with
+// thread-local messages, zen/abi.h's one error convention), and the macro that defines a
+// plugin's entry points. Everything here compiles into the plugin; nothing C++
 // crosses the boundary.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 
 namespace zen {
 
@@ -48,32 +50,59 @@ struct Error : std::exception {
   const char* what() const noexcept override { return message.c_str(); }
 };
 
-// Run f(), turning any exception into a status; the message goes to `last_error`.
+// The message of this thread's last failed call into the plugin: what zen_plugin_last_error
+// returns (zen/abi.h). Each thread has its own.
+inline std::string& thread_error() {
+  thread_local std::string message;
+  return message;
+}
+
+// A failure: the status, with its message recorded for zen_plugin_last_error.
+inline zen_status fail(zen_status status, std::string message) noexcept {
+  try {
+    thread_error() = std::move(message);
+  } catch (...) {
+  }
+  return status;
+}
+
+// Run f(), turning any exception into a status; the message goes to thread_error() and, for
+// callers with an ABI that hands messages back itself, to `message`.
 template <class F>
-zen_status guarded(std::string& last_error, F&& f) noexcept {
+zen_status guarded(std::string& message, F&& f) noexcept {
+  zen_status st = ZEN_OK;
   try {
     f();
     return ZEN_OK;
   } catch (const Error& e) {
-    last_error = e.message;
-    return e.status;
+    message = e.message;
+    st = e.status;
   } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return ZEN_ERR_OUT_OF_MEMORY;
+    message = "out of memory";
+    st = ZEN_ERR_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
-    last_error = e.what();
-    return ZEN_ERR_INTERNAL;
+    message = e.what();
+    st = ZEN_ERR_INTERNAL;
   } catch (...) {
-    last_error = "unknown error";
-    return ZEN_ERR_INTERNAL;
+    message = "unknown error";
+    st = ZEN_ERR_INTERNAL;
   }
+  return fail(st, message);
+}
+template <class F>
+zen_status guarded(F&& f) noexcept {
+  std::string message;
+  return guarded(message, std::forward<F>(f));
 }
 
 // Fill a descriptor the host handed to init; checks the host's ABI major first.
 inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_kind kind,
                             const char* name, const char* version, const char* variant,
                             const void* vtable) {
-  if (!host || !out || host->h.abi_major != ZEN_ABI_MAJOR) return ZEN_ERR_ABI;
+  if (!host || !out) return fail(ZEN_ERR_INVALID_ARG, "init: NULL host API or descriptor");
+  if (host->h.abi_major != ZEN_ABI_MAJOR)
+    return fail(ZEN_ERR_ABI, "built for ABI " + std::to_string(ZEN_ABI_MAJOR) + ".x, the host is " +
+                                 std::to_string(host->h.abi_major) + ".x");
   Host::api() = host;
   zen_plugin_desc desc = {ZEN_HDR_INIT(zen_plugin_desc), kind, name, version, variant, vtable};
   // The host preset out->h.struct_size to what it can hold; never write past it.
@@ -85,8 +114,13 @@ inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_
 
 }  // namespace zen
 
-// Defines the three entry points. `probe_expr` is an expression of type uint32_t with
-// `reason` and `reason_len` in scope; `shutdown_stmt` runs at shutdown.
+// Defines zen_plugin_last_error over thread_error(), for plugins that write their other entry
+// points by hand.
+#define ZEN_DEFINE_PLUGIN_LAST_ERROR() \
+  ZEN_PLUGIN_LAST_ERROR() { return ::zen::thread_error().c_str(); }
+
+// Defines the entry points (zen_plugin_last_error included). `probe_expr` is an expression of type
+// uint32_t with `reason` and `reason_len` in scope; `shutdown_stmt` runs at shutdown.
 #define ZEN_DEFINE_PLUGIN(kind, name, version, variant, vtable_ptr, probe_expr, shutdown_stmt) \
   ZEN_PLUGIN_PROBE(reason, reason_len) {                                                       \
     (void)reason;                                                                              \
@@ -96,4 +130,5 @@ inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_
   ZEN_PLUGIN_INIT(host, out) {                                                                 \
     return ::zen::fill_desc(host, out, kind, name, version, variant, vtable_ptr);              \
   }                                                                                            \
-  ZEN_PLUGIN_SHUTDOWN() { shutdown_stmt; }
+  ZEN_PLUGIN_SHUTDOWN() { shutdown_stmt; }                                                     \
+  ZEN_DEFINE_PLUGIN_LAST_ERROR()
