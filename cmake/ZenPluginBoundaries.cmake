@@ -9,9 +9,7 @@
 # one.
 set(ZEN_PLUGIN_INCLUDE_EXCEPTIONS
     "device/cpu:quant/codec.h"
-    "device/cpu:hw/topology.h"
     "device/cpu:hw/cpu_features.h"
-    "device/vulkan:hw/topology.h"
     "quant:quant/codec.h")
 
 function(zen_check_plugin_boundaries plugins_dir)

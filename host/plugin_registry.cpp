@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -124,27 +125,51 @@ void PluginRegistry::consider_file(const std::string& path) {
   entry.shutdown = lib->lib.get<void()>(ZEN_PLUGIN_SHUTDOWN_SYMBOL);
   if (lib->lib.has(ZEN_PLUGIN_LAST_ERROR_SYMBOL))
     entry.last_error = lib->lib.get<const char*()>(ZEN_PLUGIN_LAST_ERROR_SYMBOL);
+  if (lib->lib.has(ZEN_PLUGIN_IDENTIFY_SYMBOL))
+    entry.identify = lib->lib.get<zen_status(zen_plugin_desc*)>(ZEN_PLUGIN_IDENTIFY_SYMBOL);
   consider(std::move(rec), entry, std::move(lib));
 }
 
 void PluginRegistry::consider(PluginRecord rec, const EntryPoints& entry,
                               std::shared_ptr<Library> lib) {
+  const size_t i = records_.size();
+  records_.push_back(std::move(rec));
+  entries_.push_back(entry);
+  libs_.push_back(std::move(lib));
+  PluginRecord& r = records_[i];
+  char why[256] = {0};
+  r.score = entry.probe(why, sizeof why);
+  why[sizeof why - 1] = '\0';
+  r.probe_reason = why;
+  if (r.score == 0) {
+    r.reason =
+        "cannot run here (probe score 0)" + (r.probe_reason.empty() ? "" : ": " + r.probe_reason);
+    libs_[i].reset();
+    return;
+  }
+  zen_plugin_desc id{};
+  id.h = ZEN_HDR_INIT(zen_plugin_desc);
+  if (entry.identify && entry.identify(&id) == ZEN_OK && id.h.abi_major == ZEN_ABI_MAJOR &&
+      id.name && *id.name) {
+    r.kind = id.kind;
+    r.name = id.name;
+    r.version = id.version ? id.version : "";
+    r.variant = id.variant ? id.variant : "";
+    r.state = PluginState::standby;  // initialised by select() if chosen
+    return;
+  }
+  initialise(i);
+}
+
+void PluginRegistry::initialise(size_t i) {
+  PluginRecord& rec = records_[i];
+  const EntryPoints& entry = entries_[i];
   auto refuse = [&](std::string why) {
     rec.state = PluginState::refused;
     rec.reason = std::move(why);
-    records_.push_back(std::move(rec));
-    entries_.push_back(entry);
-    libs_.push_back(nullptr);
+    rec.vtable = nullptr;
+    libs_[i].reset();
   };
-
-  char why[256] = {0};
-  rec.score = entry.probe(why, sizeof why);
-  why[sizeof why - 1] = '\0';
-  rec.probe_reason = why;
-  if (rec.score == 0)
-    return refuse("cannot run here (probe score 0)" +
-                  (rec.probe_reason.empty() ? "" : ": " + rec.probe_reason));
-
   zen_plugin_desc desc{};
   desc.h = ZEN_HDR_INIT(zen_plugin_desc);
   zen_status st = entry.init(host_, &desc);
@@ -182,56 +207,66 @@ void PluginRegistry::consider(PluginRecord rec, const EntryPoints& entry,
   rec.vtable = desc.vtable;
   rec.state = PluginState::loaded;
   rec.reason = notes;
-  records_.push_back(std::move(rec));
-  entries_.push_back(entry);
-  libs_.push_back(std::move(lib));
 }
 
 void PluginRegistry::select(const Config& config) {
   // Plugins sharing (kind, name) compete: the configured CPU variant, else the best score;
-  // the first found wins a tie (config dirs come before the install dir).
+  // the first found wins a tie (config dirs come before the install dir). Identified plugins
+  // are initialised only when their turn comes: the preferred first, the next if it fails.
   std::map<std::pair<int, std::string>, std::vector<size_t>> groups;
   for (size_t i = 0; i < records_.size(); ++i)
-    if (records_[i].state == PluginState::loaded)
+    if (records_[i].state != PluginState::refused)
       groups[{records_[i].kind, records_[i].name}].push_back(i);
-
   for (auto& [key, members] : groups) {
-    size_t best = members.front();
     bool forced = false;
-    if (key.first == ZEN_KIND_DEVICE && key.second == "cpu" && !config.cpu_variant.empty()) {
-      auto it = std::find_if(members.begin(), members.end(),
-                             [&](size_t i) { return records_[i].variant == config.cpu_variant; });
-      if (it == members.end()) {
-        std::string why = "no usable CPU variant '" + config.cpu_variant + "'";
-        for (const PluginRecord& r : records_)
-          if (r.state == PluginState::refused && r.variant.empty() &&
-              r.path.find("cpu-" + config.cpu_variant) != std::string::npos)
-            why += ": " + r.reason;
-        throw ConfigError("cpu.variant (or ZEN_CPU_VARIANT): " + why);
-      }
-      best = *it;
-      forced = true;
-    } else {
-      for (size_t i : members)
-        if (records_[i].score > records_[best].score) best = i;
+    std::optional<size_t> chosen;
+    for (std::vector<size_t> left = members; !left.empty() && !chosen;) {
+      const size_t i = pick(left, config, forced);
+      std::erase(left, i);
+      if (records_[i].state == PluginState::standby) initialise(i);
+      if (records_[i].state == PluginState::loaded)
+        chosen = i;
+      else if (forced)
+        throw ConfigError("cpu.variant (or ZEN_CPU_VARIANT): no usable CPU variant '" +
+                          config.cpu_variant + "': " + records_[i].reason);
     }
+    if (!chosen) continue;  // every one failed its init
+    PluginRecord& best = records_[*chosen];
+    if (forced)
+      best.reason = "chosen by cpu.variant" + (best.reason.empty() ? "" : "; " + best.reason);
     for (size_t i : members) {
-      if (i == best) {
-        if (forced) {
-          std::string note = "chosen by cpu.variant";
-          records_[i].reason = records_[i].reason.empty() ? note : note + "; " + records_[i].reason;
-        }
-        continue;
-      }
-      entries_[i].shutdown();
-      records_[i].state = PluginState::standby;
-      records_[i].vtable = nullptr;
-      records_[i].reason =
-          (forced ? std::string("cpu.variant chose ") : std::string("lower score than ")) +
-          records_[best].display_name() + " (" + std::to_string(records_[best].score) + ")";
+      PluginRecord& r = records_[i];
+      if (i == *chosen || r.state == PluginState::refused) continue;
+      const bool initialised = r.state == PluginState::loaded;
+      if (initialised) entries_[i].shutdown();
+      r.state = PluginState::standby;
+      r.vtable = nullptr;
+      r.reason = (forced ? std::string("cpu.variant chose ") : std::string("lower score than ")) +
+                 best.display_name() + " (" + std::to_string(best.score) + ")" +
+                 (initialised ? "" : "; not initialised");
       libs_[i].reset();
     }
   }
+}
+
+size_t PluginRegistry::pick(const std::vector<size_t>& members, const Config& config,
+                            bool& forced) const {
+  const PluginRecord& first = records_[members.front()];
+  forced = first.kind == ZEN_KIND_DEVICE && first.name == "cpu" && !config.cpu_variant.empty();
+  if (!forced) {
+    size_t best = members.front();
+    for (size_t i : members)
+      if (records_[i].score > records_[best].score) best = i;
+    return best;
+  }
+  for (size_t i : members)
+    if (records_[i].variant == config.cpu_variant) return i;
+  std::string why = "no usable CPU variant '" + config.cpu_variant + "'";
+  for (const PluginRecord& r : records_)
+    if (r.state == PluginState::refused &&
+        r.path.find("cpu-" + config.cpu_variant) != std::string::npos)
+      why += ": " + r.reason;
+  throw ConfigError("cpu.variant (or ZEN_CPU_VARIANT): " + why);
 }
 
 const PluginRecord* PluginRegistry::find(zen_kind kind, const std::string& name) const {

@@ -18,6 +18,7 @@ struct EntryPoints {
   zen_plugin_init_fn init = nullptr;
   zen_plugin_shutdown_fn shutdown = nullptr;
   zen_plugin_last_error_fn last_error = nullptr;  // optional (ABI 1.4)
+  zen_plugin_identify_fn identify = nullptr;      // optional (ABI 1.4)
 };
 
 // A plugin linked into the binary (ZEN_STATIC_PLUGINS=ON), from the generated table.
@@ -71,7 +72,12 @@ class PluginRegistry {
 
  private:
   struct Library;  // keeps a dlopen'd file mapped for as long as the registry lives
+  // Probes; then identifies (standby until select() picks it) or initialises.
   void consider(PluginRecord rec, const EntryPoints& entry, std::shared_ptr<Library> lib);
+  void initialise(size_t i);  // records_[i]: loaded, or refused saying why
+  // The preferred of records sharing (kind, name): the configured CPU variant (`forced`), else
+  // the best score, the first found on a tie. Throws ConfigError for a CPU variant not there.
+  size_t pick(const std::vector<size_t>& members, const Config& config, bool& forced) const;
   void consider_file(const std::string& path);
   void select(const Config& config);
 

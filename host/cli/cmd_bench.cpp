@@ -38,7 +38,6 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   desc.add_options()("model,m", po::value<std::string>(), "GGUF model file")(
       "n-prompt,p", po::value<int>()->default_value(512), "prompt tokens (0 = skip pp test)")(
       "n-gen,n", po::value<int>()->default_value(128), "generated tokens (0 = skip tg test)")(
-      "threads,t", po::value<unsigned>(), "CPU threads (default: config, else physical cores)")(
       "repetitions,r", po::value<int>()->default_value(3), "timed runs per test")(
       "decode-seqs", po::value<std::string>(),
       "batched decode: sequence counts, e.g. 1,4,16,64 (one token each per step)")(
@@ -47,8 +46,8 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
       "decode-steps", po::value<int>()->default_value(16), "batched decode: steps per run")(
       "verbose,v", "also print each device's work per step (submits, waits, dispatches, ...)")(
       "json", "print one JSON object")("help,h", "show this help");
-  DeviceFlags devices;
-  devices.add_to(desc);
+  ComputeFlags compute;
+  compute.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || !vm.count("model")) {
     std::cout << "usage: zen-engine bench -m MODEL [-p 512] [-n 128] [-t N] [-r 3] [-v] [--json]\n"
@@ -75,10 +74,7 @@ int cmd_bench(const Args& args, const GlobalOptions& global) {
   }
   const int max_seqs =
       seq_counts.empty() ? 0 : *std::max_element(seq_counts.begin(), seq_counts.end());
-  auto host = make_context(global, [&](host::Config& c) {
-    if (vm.count("threads")) c.cpu_threads = vm["threads"].as<unsigned>();
-    devices.apply(c);
-  });
+  auto host = make_context(global, [&](host::Config& c) { compute.apply(c); });
   model::ContextParams params;
   // Each batched-decode sequence needs its own whole blocks (16 cells).
   const int per_seq = (kv_len + steps + 15) / 16 * 16;

@@ -28,7 +28,7 @@ int cmd_embed(const Args& args, const GlobalOptions& global) {
   po::options_description desc("zen-engine embed options");
   std::string model;
   std::vector<std::string> texts, id_lists, dump;
-  unsigned threads = 0, n_batch = 2048;
+  unsigned n_batch = 2048;
   desc.add_options()("model,m", po::value(&model), "GGUF encoder model file")(
       "text", po::value(&texts)->composing(), "a text to embed (also positional; repeatable)")(
       "ids", po::value(&id_lists)->composing(),
@@ -37,10 +37,9 @@ int cmd_embed(const Args& args, const GlobalOptions& global) {
       "dump", po::value(&dump)->composing(),
       "also print this named tensor, e.g. l_out-0 (repeatable)")(
       "batch-size,b", po::value(&n_batch)->default_value(2048), "most tokens per graph")(
-      "threads,t", po::value(&threads), "CPU threads")("json", "print one JSON object")(
-      "help,h", "show this help");
-  DeviceFlags devices;
-  devices.add_to(desc);
+      "json", "print one JSON object")("help,h", "show this help");
+  ComputeFlags compute;
+  compute.add_to(desc);
   po::positional_options_description positional;
   positional.add("text", -1);
   auto vm = parse(args, desc, &positional);
@@ -60,10 +59,7 @@ int cmd_embed(const Args& args, const GlobalOptions& global) {
     std::cerr << "zen-engine embed: " << e.what() << "\n";
     return 2;
   }
-  auto host = make_context(global, [&](host::Config& c) {
-    if (threads) c.cpu_threads = threads;
-    devices.apply(c);
-  });
+  auto host = make_context(global, [&](host::Config& c) { compute.apply(c); });
   host::LoadedModel lm(*host->plugins, host->config, model, {}, {n_batch, dump});
   model::Encoder& enc = lm.encoder();
   if (!texts.empty()) {

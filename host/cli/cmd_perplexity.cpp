@@ -15,7 +15,7 @@ namespace zen::cli {
 int cmd_perplexity(const Args& args, const GlobalOptions& global) {
   po::options_description desc("zen-engine perplexity options");
   std::string model, text_file, logits_out;
-  unsigned threads = 0, n_ctx = 512, n_batch = 0;
+  unsigned n_ctx = 512, n_batch = 0;
   int max_chunks = -1;
   desc.add_options()("model,m", po::value(&model), "GGUF model file")(
       "file,f", po::value(&text_file), "text file")(
@@ -23,11 +23,10 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
       "batch-size,b", po::value(&n_batch),
       "tokens per micro-batch (default: the chunk, at most 512; 1: token by token, as decoding)")(
       "chunks", po::value(&max_chunks)->default_value(-1), "most chunks to evaluate (-1 = all)")(
-      "threads,t", po::value(&threads), "CPU threads")(
       "logits-out", po::value(&logits_out), "save every position's logits here")("help,h",
                                                                                  "show this help");
-  DeviceFlags devices;
-  devices.add_to(desc);
+  ComputeFlags compute;
+  compute.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || model.empty() || text_file.empty()) {
     std::cout << "usage: zen-engine perplexity -m MODEL -f TEXT [-c 512] [-b N] [--chunks N] "
@@ -47,10 +46,7 @@ int cmd_perplexity(const Args& args, const GlobalOptions& global) {
     return 2;
   }
 
-  auto host = make_context(global, [&](host::Config& c) {
-    if (threads) c.cpu_threads = threads;
-    devices.apply(c);
-  });
+  auto host = make_context(global, [&](host::Config& c) { compute.apply(c); });
   model::ContextParams params;
   params.n_ctx = n_ctx;
   params.n_batch = n_batch ? std::min(n_batch, n_ctx) : std::min(n_ctx, 512u);

@@ -6,11 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <functional>
 #include <iostream>
-#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -27,8 +24,6 @@
 namespace zen::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct RunOptions {
   std::string model, prompt, system, template_file;
   bool has_prompt = false, raw = false, verbose = false;
@@ -36,15 +31,7 @@ struct RunOptions {
   sampling::Params sampling;
 };
 
-struct TurnStats {
-  size_t prompt_tokens = 0;  // computed for this prompt (after the reused prefix)
-  size_t reused_tokens = 0;  // found in the prefix cache
-  size_t generated = 0;
-  double prompt_seconds = 0, generate_seconds = 0;
-  std::string stop_reason;  // "eog", "length", "context"
-};
-
-void print_stats(const TurnStats& s) {
+void print_stats(const serving::Completion& s) {
   std::fprintf(stderr,
                "\n[prompt: %zu tokens (%zu reused) %.1f t/s | generated: %zu tokens %.1f t/s | "
                "stop: %s]\n",
@@ -55,57 +42,12 @@ void print_stats(const TurnStats& s) {
                s.stop_reason.c_str());
 }
 
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-// One turn through the engine: prompt ids in, the answer streamed to `out`. Generation stops
-// at an end-of-generation token, after n_predict tokens or when the context is full.
-std::string answer(engine::Engine& engine, const tokenizer::Tokenizer& tok,
-                   const std::vector<int32_t>& eog, const std::vector<int32_t>& ids,
-                   const RunOptions& o, const std::function<void(std::string_view)>& out,
-                   TurnStats& stats) {
-  const uint32_t limit = engine.n_ctx_per_seq();
-  if (ids.empty()) throw Error(ZEN_ERR_INVALID_ARG, "run: empty prompt");
-  if (ids.size() >= limit)
-    throw Error(ZEN_ERR_INVALID_ARG, "the prompt is " + std::to_string(ids.size()) +
-                                         " tokens; the context holds " + std::to_string(limit));
-  const int32_t room = static_cast<int32_t>(limit - ids.size());
-  engine::Request request;
-  request.prompt = ids;
-  request.sampling = o.sampling;
-  request.max_tokens = std::min(o.n_predict, room);
-  request.stop_tokens = eog;
-  auto sink = std::make_shared<serving::TextStream>(tok);
-  const Clock::time_point t0 = Clock::now();
-  engine.submit(std::move(request), sink);
-  std::string text;
-  sink->drain([&](std::string_view piece) {
-    text += piece;
-    out(piece);
-  });
-  if (sink->reason() == engine::Finish::kError) throw Error(ZEN_ERR_INTERNAL, sink->error());
-  const engine::Usage& u = sink->usage();
-  stats = TurnStats{};
-  stats.reused_tokens = u.cached_tokens;
-  stats.prompt_tokens = u.prompt_tokens - u.cached_tokens;
-  stats.generated = u.completion_tokens;
-  const Clock::time_point first = sink->first_token(sink->end());
-  stats.prompt_seconds = seconds(t0, first);
-  stats.generate_seconds = seconds(first, sink->end());
-  stats.stop_reason = sink->reason() == engine::Finish::kStop ? "eog"
-                      : o.n_predict > room && static_cast<int32_t>(stats.generated) == room
-                          ? "context"
-                          : "length";
-  return text;
-}
-
 }  // namespace
 
 int cmd_run(const Args& args, const GlobalOptions& global) {
   RunOptions o;
   po::options_description desc("zen-engine run options");
-  unsigned threads = 0, n_ctx = 4096;
+  unsigned n_ctx = 4096;
   uint64_t seed = 0;
   desc.add_options()("model,m", po::value(&o.model), "GGUF model file")(
       "prompt,p", po::value(&o.prompt), "prompt (without it: interactive chat)")(
@@ -116,14 +58,13 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       "min-p", po::value(&o.sampling.min_p)->default_value(0.05f), "min-p (0 = off)")(
       "repeat-penalty", po::value(&o.sampling.repeat_penalty)->default_value(1.0f),
       "repetition penalty (1 = off)")("seed,s", po::value(&seed), "random seed")(
-      "threads,t", po::value(&threads), "CPU threads")(
       "ctx-size,c", po::value(&n_ctx)->default_value(4096), "context length in tokens")(
       "system", po::value(&o.system), "system message")(
       "chat-template-file", po::value(&o.template_file), "Jinja chat template to use instead")(
       "raw", "no chat template: complete the prompt text as given")(
       "verbose,v", "print the rendered prompt and timings")("help,h", "show this help");
-  DeviceFlags devices;
-  devices.add_to(desc);
+  ComputeFlags compute;
+  compute.add_to(desc);
   auto vm = parse(args, desc);
   if (vm.count("help") || o.model.empty()) {
     std::cout << "usage: zen-engine run -m MODEL [-p PROMPT] [-n N] [--temp T] [--top-k K] "
@@ -136,10 +77,7 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
   o.verbose = vm.count("verbose") > 0;
   if (vm.count("seed")) o.sampling.seed = seed;
 
-  auto host = make_context(global, [&](host::Config& c) {
-    if (threads) c.cpu_threads = threads;
-    devices.apply(c);
-  });
+  auto host = make_context(global, [&](host::Config& c) { compute.apply(c); });
   model::ContextParams params;
   params.n_ctx = n_ctx;
   host::LoadedModel lm(*host->plugins, host->config, o.model, params);
@@ -171,11 +109,11 @@ int cmd_run(const Args& args, const GlobalOptions& global) {
       if (o.verbose) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", text.c_str());
       ids = serving::tokenize_chat(tok, text);
     }
-    TurnStats stats;
-    const std::string reply = answer(engine, tok, eog, ids, o, stream, stats);
-    if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", reply}});
+    const serving::Completion c =
+        serving::complete(engine, tok, ids, o.sampling, o.n_predict, eog, stream);
+    if (!o.raw) messages.push_back({{"role", "assistant"}, {"content", c.text}});
     std::fputc('\n', stdout);
-    if (o.verbose || !o.has_prompt) print_stats(stats);
+    if (o.verbose || !o.has_prompt) print_stats(c);
     if (o.verbose) std::fprintf(stderr, "[placement: %s]\n", lm.context().placement().c_str());
   };
 

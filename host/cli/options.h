@@ -28,15 +28,22 @@ inline po::variables_map parse(const Args& args, const po::options_description& 
   return vm;
 }
 
-// --device ID (repeatable, or comma-separated), shared by every command that loads a model.
-struct DeviceFlags {
-  std::vector<std::string> values;
+// -t/--threads N and --device ID (repeatable, or comma-separated): where a command that runs a
+// model computes. Shared by every such command.
+struct ComputeFlags {
+  unsigned threads = 0;  // 0: the config's, else one per physical core
+  std::vector<std::string> devices;
   void add_to(po::options_description& desc) {
-    desc.add_options()("device", po::value(&values)->composing(),
-                       "device to run on, e.g. vulkan:0 or opencl:0 (repeatable, in order of "
-                       "preference; the CPU takes the ops they refuse)");
+    desc.add_options()("threads,t", po::value(&threads),
+                       "CPU threads (default: config, else physical cores)")(
+        "device", po::value(&devices)->composing(),
+        "device to run on, e.g. vulkan:0 or opencl:0 (repeatable, in order of preference; the "
+        "CPU takes the ops they refuse)");
   }
-  void apply(host::Config& c) const { host::set_devices_from_cli(c, values); }
+  void apply(host::Config& c) const {
+    if (threads) c.cpu_threads = threads;
+    host::set_devices_from_cli(c, devices);
+  }
 };
 
 // "1,4,16" -> {1, 4, 16}; throws std::invalid_argument naming `flag` for an item that is not

@@ -66,9 +66,8 @@ void add_engine_options(po::options_description& desc, EngineOptions& o) {
       "sequences decoding together per model (default: as many as the KV cache holds)")(
       "queue", po::value(&o.queue), "waiting requests per model before 429 (default 64)")(
       "ctx", po::value(&o.ctx), "KV cache tokens per model, shared by its requests (default 8192)")(
-      "deterministic", "seeded requests give the same text alone or under load")(
-      "threads,t", po::value(&o.threads), "CPU threads");
-  o.devices.add_to(desc);
+      "deterministic", "seeded requests give the same text alone or under load");
+  o.compute.add_to(desc);
 }
 
 void note_engine_flags(const po::variables_map& vm, EngineOptions& o) {
@@ -96,10 +95,7 @@ int run_engine(const GlobalOptions& global, const EngineOptions& o, const RunPla
   signal(SIGPIPE, SIG_IGN);
 
   const std::vector<serving::ModelSpec> specs = model_specs(o);
-  auto host = make_context(global, [&](host::Config& c) {
-    if (o.threads) c.cpu_threads = o.threads;
-    o.devices.apply(c);
-  });
+  auto host = make_context(global, [&](host::Config& c) { o.compute.apply(c); });
   const host::ServeConfig& sc = host->config.serve;
   const std::vector<serving::FrontendConfig> frontend_configs = plan.frontends(host->config);
 

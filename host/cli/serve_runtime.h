@@ -17,10 +17,10 @@ namespace zen::cli {
 
 struct EngineOptions {
   std::vector<std::string> models, aliases;
-  unsigned parallel = 0, queue = 0, ctx = 0, threads = 0;
+  unsigned parallel = 0, queue = 0, ctx = 0;
   bool deterministic = false, queue_given = false;
   std::string mcp_config;  // serve --mcp-config: MCP servers whose tools the models may call
-  DeviceFlags devices;
+  ComputeFlags compute;    // -t, --device
 };
 
 // -m/--model, --alias, --parallel, --queue, --ctx, --deterministic, --threads/-t, --device.

@@ -1,5 +1,7 @@
 #include "serving/text_stream.h"
 
+#include <zen/plugin.hpp>
+
 namespace zen::serving {
 
 bool TextStream::on_token(int, int32_t token, const sampling::Logprobs*) {
@@ -39,6 +41,49 @@ void TextStream::drain(const std::function<void(std::string_view)>& out) {
     lock.lock();
     if (done && pending_.empty()) return;
   }
+}
+
+namespace {
+double seconds(TextStream::Clock::time_point a, TextStream::Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+}  // namespace
+
+Completion complete(engine::Engine& engine, const tokenizer::Tokenizer& tok,
+                    const std::vector<int32_t>& ids, const sampling::Params& sampling,
+                    int32_t max_tokens, const std::vector<int32_t>& stop_tokens,
+                    const std::function<void(std::string_view)>& out) {
+  const uint32_t limit = engine.n_ctx_per_seq();
+  if (ids.empty()) throw Error(ZEN_ERR_INVALID_ARG, "empty prompt");
+  if (ids.size() >= limit)
+    throw Error(ZEN_ERR_INVALID_ARG, "the prompt is " + std::to_string(ids.size()) +
+                                         " tokens; the context holds " + std::to_string(limit));
+  const int32_t room = static_cast<int32_t>(limit - ids.size());
+  engine::Request request;
+  request.prompt = ids;
+  request.sampling = sampling;
+  request.max_tokens = std::min(max_tokens, room);
+  request.stop_tokens = stop_tokens;
+  auto sink = std::make_shared<TextStream>(tok);
+  const TextStream::Clock::time_point t0 = TextStream::Clock::now();
+  engine.submit(std::move(request), sink);
+  Completion c;
+  sink->drain([&](std::string_view piece) {
+    c.text += piece;
+    out(piece);
+  });
+  if (sink->reason() == engine::Finish::kError) throw Error(ZEN_ERR_INTERNAL, sink->error());
+  const engine::Usage& u = sink->usage();
+  c.reused_tokens = u.cached_tokens;
+  c.prompt_tokens = u.prompt_tokens - u.cached_tokens;
+  c.generated = u.completion_tokens;
+  const TextStream::Clock::time_point first = sink->first_token(sink->end());
+  c.prompt_seconds = seconds(t0, first);
+  c.generate_seconds = seconds(first, sink->end());
+  c.stop_reason = sink->reason() == engine::Finish::kStop                          ? "eog"
+                  : max_tokens > room && static_cast<int32_t>(c.generated) == room ? "context"
+                                                                                   : "length";
+  return c;
 }
 
 }  // namespace zen::serving

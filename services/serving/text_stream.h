@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/engine.h"
 #include "tokenizer/tokenizer.h"
@@ -49,5 +50,22 @@ class TextStream final : public engine::Sink {
   engine::Usage usage_;
   bool done_ = false;
 };
+
+// One blocking completion through the engine (what `zen-engine run` does per turn): prompt ids
+// in, the text streamed to `out` as it comes, at most max_tokens (cut to what the context has
+// room for), ending at a stop token.
+struct Completion {
+  std::string text;
+  size_t prompt_tokens = 0;  // computed for this prompt (after the reused prefix)
+  size_t reused_tokens = 0;  // found in the prefix cache
+  size_t generated = 0;
+  double prompt_seconds = 0, generate_seconds = 0;
+  std::string stop_reason;  // "eog", "length", "context"
+};
+// Throws zen::Error for an empty prompt, one the context cannot hold, or an engine failure.
+Completion complete(engine::Engine& engine, const tokenizer::Tokenizer& tok,
+                    const std::vector<int32_t>& ids, const sampling::Params& sampling,
+                    int32_t max_tokens, const std::vector<int32_t>& stop_tokens,
+                    const std::function<void(std::string_view)>& out);
 
 }  // namespace zen::serving

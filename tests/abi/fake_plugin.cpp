@@ -107,6 +107,9 @@ extern "C" ZEN_EXPORT zen_status zen_plugin_init(const zen_host_api* host, zen_p
 #ifdef FAKE_INIT_FAILS
   return fail(ZEN_ERR_IO, "fake: the license file /etc/fake.lic is missing");
 #endif
+#ifdef FAKE_NEVER_INIT
+  return fail(ZEN_ERR_INTERNAL, "initialised although another plugin was preferred");
+#endif
   zen_plugin_desc d{};
   d.h = ZEN_HDR_INIT(zen_plugin_desc);
 #ifdef FAKE_WRONG_MAJOR
@@ -126,5 +129,17 @@ extern "C" ZEN_EXPORT zen_status zen_plugin_init(const zen_host_api* host, zen_p
 #endif
 
 extern "C" ZEN_EXPORT void zen_plugin_shutdown(void) {}
+
+#ifdef FAKE_IDENTIFY
+extern "C" ZEN_EXPORT zen_status zen_plugin_identify(zen_plugin_desc* out) {
+  zen_plugin_desc d{};
+  d.h = ZEN_HDR_INIT(zen_plugin_desc);
+  d.kind = ZEN_KIND_DEVICE;
+  d.name = FAKE_NAME;
+  d.version = "9.9.9";
+  std::memcpy(out, &d, out->h.struct_size < sizeof d ? out->h.struct_size : sizeof d);
+  return ZEN_OK;
+}
+#endif
 
 extern "C" ZEN_EXPORT const char* zen_plugin_last_error(void) { return t_error; }

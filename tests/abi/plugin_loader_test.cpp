@@ -169,6 +169,15 @@ TEST_F(PluginLoaderTest, AFailedDeviceOpenGivesThePluginsMessage) {
   }
 }
 
+// Probe first (zen_plugin_identify): the host initialises only the plugin it picks.
+TEST_F(PluginLoaderTest, IdentifiedPluginsAreInitialisedOnlyWhenChosen) {
+  const auto& low = record("zen-fake-identified-low.so");
+  const auto& high = record("zen-fake-identified-high.so");
+  EXPECT_EQ(high.state, PluginState::loaded) << high.reason;
+  EXPECT_EQ(low.state, PluginState::standby) << low.reason;
+  EXPECT_EQ(low.reason, "lower score than fake-identified (7); not initialised");
+}
+
 TEST_F(PluginLoaderTest, EveryRecordHasAOneLineReasonWhenNotLoaded) {
   for (const auto& r : registry_->records()) {
     if (r.state == PluginState::loaded) continue;

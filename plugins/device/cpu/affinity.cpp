@@ -1,14 +1,14 @@
-// All of the CPU device's hwloc use lives here, behind ZEN_HAVE_HWLOC.
+// The CPU device's view of the machine: the host's (zen/hardware.h, hwloc, detected once),
+// else the OS's.
 #include "affinity.h"
 
 #include <pthread.h>
 #include <sched.h>
 
-#include <thread>
+#include <zen/hardware.h>
+#include <zen/plugin.hpp>
 
-#if ZEN_HAVE_HWLOC
-#include "hw/topology.h"
-#endif
+#include <thread>
 
 namespace ZEN_CPU_NS {
 namespace {
@@ -23,28 +23,24 @@ std::vector<unsigned> allowed_cpus() {
   return cpus;
 }
 
+const zen_hardware_api* hardware() {
+  return zen::Host::service<zen_hardware_api>(ZEN_HARDWARE_API_NAME);
+}
+
 }  // namespace
 
 unsigned default_thread_count() {
-#if ZEN_HAVE_HWLOC
-  try {
-    const unsigned n = zen::hw::usable_physical_cores(zen::hw::detect_topology({false, false}));
-    if (n > 0) return n;
-  } catch (...) {  // hwloc failed: fall back to the OS's view
-  }
-#endif
+  if (const zen_hardware_api* hw = hardware())
+    if (const unsigned n = hw->physical_cores(); n > 0) return n;
   const size_t n = allowed_cpus().size();
   return n > 0 ? static_cast<unsigned>(n) : std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::vector<unsigned> pinning_plan_for(unsigned n) {
-#if ZEN_HAVE_HWLOC
-  try {
-    std::vector<unsigned> plan = zen::hw::pinning_plan(zen::hw::detect_topology({false, false}), n);
-    if (plan.size() == n) return plan;
-  } catch (...) {  // hwloc failed: fall back to the allowed cpus in order
+  if (const zen_hardware_api* hw = hardware(); hw && n > 0) {
+    std::vector<uint32_t> cpus(n);
+    if (hw->pinning_plan(n, cpus.data()) == n) return {cpus.begin(), cpus.end()};
   }
-#endif
   const std::vector<unsigned> cpus = allowed_cpus();
   std::vector<unsigned> plan;
   if (cpus.empty()) return plan;

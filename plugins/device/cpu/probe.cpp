@@ -25,6 +25,11 @@ std::string why_unusable(const zen::hw::CpuFeatures& cpu, zen::hw::Feature f) {
 
 }  // namespace
 
+// Who this plugin is, before init: the host initialises only the variant it picks.
+ZEN_PLUGIN_IDENTIFY(out) {
+  return zen::write_desc(out, ZEN_KIND_DEVICE, "cpu", "0.1.0", ZEN_CPU_VARIANT, nullptr);
+}
+
 ZEN_PLUGIN_PROBE(reason, reason_len) {
   const zen::hw::CpuFeatures cpu = zen::hw::detect_cpu();
   std::string missing;  // every required feature that cannot be used, with why

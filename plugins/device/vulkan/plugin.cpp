@@ -47,6 +47,10 @@ ZEN_PLUGIN_PROBE(reason, reason_len) {
   return 1;
 }
 
+ZEN_PLUGIN_IDENTIFY(out) {
+  return zen::write_desc(out, ZEN_KIND_DEVICE, "vulkan", "0.1.0", "spirv", nullptr);
+}
+
 ZEN_PLUGIN_INIT(host, out) {
   return zen::fill_desc(host, out, ZEN_KIND_DEVICE, "vulkan", "0.1.0", "spirv", zen_vk::table());
 }

@@ -6,9 +6,8 @@
 #include <mutex>
 #include <thread>
 
-#if ZEN_HAVE_HWLOC
-#include "hw/topology.h"
-#endif
+#include <zen/hardware.h>
+#include <zen/plugin.hpp>
 
 namespace zen_vk {
 namespace {
@@ -178,19 +177,11 @@ void fill_props(const PhysicalDevice& pd, zen_device_props& p) {
                         : 0;
   copy_field(p.pci_bus_id, pd.pci_bus_id);
   std::string pci;
-#if ZEN_HAVE_HWLOC
-  if (pd.has_pci && pd.pci_bus_id[0]) {
-    try {
-      const zen::hw::Topology topo = zen::hw::detect_topology();
-      for (const auto& dev : topo.pci_devices)
-        if (dev.bus_id == pd.pci_bus_id) {
-          pci = ", PCI " + dev.bus_id + " " + (dev.name.empty() ? dev.class_name : dev.name);
-          break;
-        }
-    } catch (...) {  // hwloc failed: the bus id alone
-    }
-  }
-#endif
+  // The host's topology names the PCI device (zen/hardware.h); without it, the bus id alone.
+  if (const auto* hw = zen::Host::service<zen_hardware_api>(ZEN_HARDWARE_API_NAME);
+      hw && pd.has_pci && pd.pci_bus_id[0])
+    if (const char* name = hw->pci_device_name(pd.pci_bus_id))
+      pci = std::string(", PCI ") + pd.pci_bus_id + " " + name;
   if (pci.empty() && pd.pci_bus_id[0]) pci = std::string(", PCI ") + pd.pci_bus_id;
   copy_field(p.description, "Vulkan " + std::to_string(VK_API_VERSION_MAJOR(v)) + "." +
                                 std::to_string(VK_API_VERSION_MINOR(v)) + "." +

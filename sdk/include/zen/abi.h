@@ -107,7 +107,7 @@ typedef struct zen_plugin_desc {
   const void* vtable;  /* zen_device_v1 / zen_arch_v1 / zen_quant_v1 / zen_frontend_v1 */
 } zen_plugin_desc;
 
-/* ---- the entry points a plugin exports (three required, one optional) -------------------- */
+/* ---- the entry points a plugin exports (three required, two optional) -------------------- */
 /* zen_plugin_probe: can this plugin run here, and how well? 0 = cannot. Writes a one-line
  * reason (NUL-terminated, truncated to reason_len) that the host shows in `zen-engine plugins`.
  * Must be compiled without ISA flags and without LTO: it runs before the host knows whether
@@ -124,11 +124,19 @@ typedef void (*zen_plugin_shutdown_fn)(void);
  * valid until the same thread's next call into the plugin. It replaces per-object error
  * strings (zen_device_v1.last_error stays for older hosts and returns the same text). */
 typedef const char* (*zen_plugin_last_error_fn)(void);
+/* zen_plugin_identify (ABI 1.4, optional): what the plugin is before anything starts: kind,
+ * name, version and variant written to *out as init would (vtable NULL), with no side effect.
+ * With it the host scores first and initialises only the plugin it picks among those sharing a
+ * name (the best probe score, or the configured CPU variant); the others are never initialised.
+ * A plugin without it is initialised to learn its name, as before 1.4. Like the probe, it must
+ * run on any CPU of the architecture (no ISA flags). */
+typedef zen_status (*zen_plugin_identify_fn)(zen_plugin_desc* out);
 
 #define ZEN_PLUGIN_PROBE_SYMBOL "zen_plugin_probe"
 #define ZEN_PLUGIN_INIT_SYMBOL "zen_plugin_init"
 #define ZEN_PLUGIN_SHUTDOWN_SYMBOL "zen_plugin_shutdown"
 #define ZEN_PLUGIN_LAST_ERROR_SYMBOL "zen_plugin_last_error"
+#define ZEN_PLUGIN_IDENTIFY_SYMBOL "zen_plugin_identify"
 
 /* Plugins define their entry points with these so static builds get unique names:
  *   ZEN_PLUGIN_PROBE(reason, len) { ... }
@@ -147,6 +155,9 @@ typedef const char* (*zen_plugin_last_error_fn)(void);
       const zen_host_api* host, zen_plugin_desc* out)
 #define ZEN_PLUGIN_SHUTDOWN() \
   ZEN_EXTERN_C ZEN_PLUGIN_API void ZEN_PLUGIN_SYMBOL(zen_plugin_shutdown)(void)
+#define ZEN_PLUGIN_IDENTIFY(out)                                                 \
+  ZEN_EXTERN_C ZEN_PLUGIN_API zen_status ZEN_PLUGIN_SYMBOL(zen_plugin_identify)( \
+      zen_plugin_desc* out)
 #define ZEN_PLUGIN_LAST_ERROR() \
   ZEN_EXTERN_C ZEN_PLUGIN_API const char* ZEN_PLUGIN_SYMBOL(zen_plugin_last_error)(void)
 

@@ -95,6 +95,17 @@ zen_status guarded(F&& f) noexcept {
   return guarded(message, std::forward<F>(f));
 }
 
+// Write a descriptor the host preset (its h.struct_size says how much it can hold).
+inline zen_status write_desc(zen_plugin_desc* out, zen_kind kind, const char* name,
+                             const char* version, const char* variant, const void* vtable) {
+  if (!out) return fail(ZEN_ERR_INVALID_ARG, "NULL descriptor");
+  zen_plugin_desc desc = {ZEN_HDR_INIT(zen_plugin_desc), kind, name, version, variant, vtable};
+  const size_t n = out->h.struct_size < sizeof desc ? out->h.struct_size : sizeof desc;
+  std::memcpy(out, &desc, n);
+  out->h.struct_size = static_cast<uint32_t>(n);
+  return ZEN_OK;
+}
+
 // Fill a descriptor the host handed to init; checks the host's ABI major first.
 inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_kind kind,
                             const char* name, const char* version, const char* variant,
@@ -104,12 +115,7 @@ inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_
     return fail(ZEN_ERR_ABI, "built for ABI " + std::to_string(ZEN_ABI_MAJOR) + ".x, the host is " +
                                  std::to_string(host->h.abi_major) + ".x");
   Host::api() = host;
-  zen_plugin_desc desc = {ZEN_HDR_INIT(zen_plugin_desc), kind, name, version, variant, vtable};
-  // The host preset out->h.struct_size to what it can hold; never write past it.
-  size_t n = out->h.struct_size < sizeof desc ? out->h.struct_size : sizeof desc;
-  std::memcpy(out, &desc, n);
-  out->h.struct_size = static_cast<uint32_t>(n);
-  return ZEN_OK;
+  return write_desc(out, kind, name, version, variant, vtable);
 }
 
 }  // namespace zen
@@ -129,6 +135,9 @@ inline zen_status fill_desc(const zen_host_api* host, zen_plugin_desc* out, zen_
   }                                                                                            \
   ZEN_PLUGIN_INIT(host, out) {                                                                 \
     return ::zen::fill_desc(host, out, kind, name, version, variant, vtable_ptr);              \
+  }                                                                                            \
+  ZEN_PLUGIN_IDENTIFY(out) {                                                                   \
+    return ::zen::write_desc(out, kind, name, version, variant, nullptr);                      \
   }                                                                                            \
   ZEN_PLUGIN_SHUTDOWN() { shutdown_stmt; }                                                     \
   ZEN_DEFINE_PLUGIN_LAST_ERROR()
