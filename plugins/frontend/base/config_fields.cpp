@@ -53,4 +53,31 @@ void ConfigSection::tls_pair(const std::string& cert, const std::string& key) co
         "given with ssl_key/ssl_cert: TLS needs both the certificate and the key");
 }
 
+bool ConfigSection::listen_key(const std::string& key, const nlohmann::json& v,
+                               ListenConfig& c) const {
+  if (key == "host")
+    c.host = text(v, key);
+  else if (key == "port")
+    c.port = static_cast<uint16_t>(unsigned_in(v, key, 0, 65535));
+  else if (key == "api_key")
+    c.api_key = v.is_null() ? std::nullopt : std::optional(text(v, key));
+  else if (key == "max_body_bytes")
+    c.max_body_bytes = unsigned_in(v, key, 1024, uint64_t{1} << 34);
+  else if (key == "max_header_bytes")
+    c.max_header_bytes = static_cast<uint32_t>(unsigned_in(v, key, 1024, 1u << 24));
+  else if (key == "idle_timeout_s")
+    c.idle_timeout_s = seconds(v, key);
+  else if (key == "io_threads")
+    c.io_threads = static_cast<uint32_t>(unsigned_in(v, key, 1, 64));
+  else if (key == "max_connections")
+    c.max_connections = static_cast<uint32_t>(unsigned_in(v, key, 1, 1u << 20));
+  else if (key == "ssl_cert")
+    c.ssl_cert = text(v, key);
+  else if (key == "ssl_key")
+    c.ssl_key = text(v, key);
+  else
+    return false;
+  return true;
+}
+
 }  // namespace zen::frontend

@@ -7,23 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "config_fields.h"
+
 namespace zen::http {
 
-struct HttpConfig {
-  std::string host = "127.0.0.1";  // loopback unless told otherwise
-  uint16_t port = 3690;            // 0 = an ephemeral port, printed at start
-  std::optional<std::string> api_key;
+struct HttpConfig : frontend::ListenConfig {
+  HttpConfig() {
+    port = 3690;
+    max_connections = 512;
+  }
   std::vector<std::string> cors_origins;  // exact origins, or "*"
-  uint64_t max_body_bytes = 8u << 20;
-  uint32_t max_header_bytes = 16u << 10;
   // Seconds (fractions allowed).
   double header_timeout_s = 10;  // the whole request head
   double body_timeout_s = 30;    // the whole body
-  double idle_timeout_s = 60;    // keep-alive wait; also a stalled write
-  uint32_t io_threads = 2;
-  uint32_t max_connections = 512;  // open at once; one more is 503 and closed
-  // TLS: PEM certificate chain and private key files; both or neither.
-  std::string ssl_cert, ssl_key;
 };
 
 // Parses the JSON text of the section (empty text or "null" = all defaults). Throws

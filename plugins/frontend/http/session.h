@@ -18,21 +18,19 @@
 #include "http_config.h"
 #include "inflight.h"
 #include "listener.h"
+#include "port.h"
 #include "router.h"
 #include "tls_stream.h"
 #include "wire.h"
 
 namespace zen::http {
 
-// What every connection of one server shares.
-struct ServerShared {
-  ServerShared(HttpConfig c, EngineApi a)
-      : config(std::move(c)), api(a), inflight(std::make_shared<frontend::Inflight>()) {}
+// What every connection of one server shares (with the port's loopback, TLS and in-flight
+// requests).
+struct ServerShared : frontend::PortShared {
+  ServerShared(HttpConfig c, EngineApi a) : config(std::move(c)), api(a) {}
   HttpConfig config;
   EngineApi api;
-  std::shared_ptr<frontend::Inflight> inflight;
-  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
-  std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
 
 // The OpenAI API on one connection (frontend::Connection reads, writes and keeps it alive):

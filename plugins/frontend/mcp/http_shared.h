@@ -15,6 +15,7 @@
 
 #include "inflight.h"
 #include "mcp_config.h"
+#include "port.h"
 #include "protocol.h"
 #include "tls_stream.h"
 
@@ -47,21 +48,17 @@ class SessionTable {
   std::map<std::string, Entry> sessions_;
 };
 
-struct HttpShared {
+struct HttpShared : frontend::PortShared {
   HttpShared(McpConfig c, EngineApi a)
       : config(std::move(c)),
         api(a),
-        inflight(std::make_shared<frontend::Inflight>()),
         stateless(std::make_shared<Protocol>(api, inflight)),
         sessions(config.max_sessions, std::chrono::milliseconds(static_cast<int64_t>(
                                           config.session_idle_timeout_s * 1000.0))) {}
   McpConfig config;
   EngineApi api;
-  std::shared_ptr<frontend::Inflight> inflight;
   std::shared_ptr<Protocol> stateless;  // 2026-07-28 requests carry everything they need
   SessionTable sessions;
-  bool loopback = false;  // bound to a loopback address: Host must name it (browser_guard.h)
-  std::unique_ptr<boost::asio::ssl::context> tls;  // set: every connection speaks TLS
 };
 
 }  // namespace zen::mcp_server

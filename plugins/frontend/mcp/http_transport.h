@@ -1,4 +1,4 @@
-// The streamable HTTP transport: a frontend::Listener of its own and the connections on it.
+// The streamable HTTP transport: a frontend::Port of its own and the connections on it.
 // stop() closes the listener and every connection, abandons every generation, waits for the
 // engine to deliver their last events, then joins the I/O threads.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "http_connection.h"
-#include "listener.h"
+#include "port.h"
 
 namespace zen::mcp_server {
 
@@ -25,8 +25,7 @@ class HttpTransport {
 
  private:
   std::shared_ptr<HttpShared> shared_;
-  frontend::ConnectionSet<HttpConnection> connections_;
-  frontend::Listener listener_;  // last: its threads stop before the members above go
+  frontend::Port port_;  // last: stopped before shared_ goes
 };
 
 }  // namespace zen::mcp_server
