@@ -50,8 +50,6 @@ void quantize_row_q8_1(const float* x, block_q8_1* y, int64_t n);
 void quantize_row_q8_K(const float* x, block_q8_K* y, int64_t n);
 
 // The non-linear grids of IQ4_NL/IQ4_XS and MXFP4 (the latter: E2M1 values doubled).
-extern const int8_t kvalues_iq4nl[16];
-extern const int8_t kvalues_mxfp4[16];
 // E8M0 exponent to float, halved: 2^(e - 128) (as ggml's GGML_E8M0_TO_FP32_HALF).
 float e8m0_to_float_half(uint8_t e);
 

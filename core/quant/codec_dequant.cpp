@@ -8,9 +8,6 @@
 
 namespace zen::quant {
 
-const int8_t kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                  1,    13,   25,  38,  53,  69,  89,  113};
-const int8_t kvalues_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
 
 float e8m0_to_float_half(uint8_t e) {
   // 2^(e - 128): e = 0 and 1 are subnormal floats (2^-128 = 0x00200000, 2^-127 = 0x00400000).

@@ -121,4 +121,11 @@ struct block_mxfp4 {
 static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136 &&
               sizeof(block_mxfp4) == 17);
 
+// The non-linear 4-bit grids: IQ4_NL / IQ4_XS values, and MXFP4's E2M1 values doubled (the
+// block's E8M0 scale is applied halved).
+inline constexpr int8_t kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                             1,    13,   25,  38,  53,  69,  89,  113};
+inline constexpr int8_t kvalues_mxfp4[16] = {0, 1,  2,  3,  4,  6,  8,  12,
+                                             0, -1, -2, -3, -4, -6, -8, -12};
+
 }  // namespace zen::quant

@@ -17,10 +17,11 @@
 #include <arm_neon.h>
 #endif
 
+#include <zen/quant_blocks.hpp>  // the non-linear grids kvalues_iq4nl, kvalues_mxfp4
+
 #include "../fp16.h"
 #include "../vec.h"
 #include "k_scales.h"
-#include "quant/codec.h"  // the non-linear grids kvalues_iq4nl, kvalues_mxfp4
 #include "unpack_avx2.h"
 
 namespace ZEN_CPU_NS::mm {
