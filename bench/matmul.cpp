@@ -33,7 +33,7 @@
 #include "kernels.h"
 #include "matmul/gemm.h"
 #include "matmul/packed_weights.h"
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 
 namespace ZEN_CPU_NS {
 

@@ -6,7 +6,7 @@
 # (ZEN_CPU_NS), so variants can also be linked into one static binary. The probe source is
 # compiled with no ISA flags and no LTO: the host runs it before it knows whether this CPU can
 # execute the rest. FEATURES are checked by name at probe time against cpuid *and* the OS
-# (XCR0, arch_prctl for AMX), see core/hw/cpu_features.h.
+# (XCR0, arch_prctl for AMX), see zen/cpu_features.hpp.
 function(zen_add_cpu_variant variant)
   cmake_parse_arguments(ARG "" "SCORE;PROBE" "FEATURES;FLAGS;SOURCES;LIBS" ${ARGN})
   set(target cpu-${variant})

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hw/cpu_features.h"
+#include <zen/cpu_features.hpp>
 #include "hw/topology.h"
 
 namespace zen::hw {

@@ -11,7 +11,7 @@
 
 #include "gguf/text.h"
 #include "gguf/writer.h"
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 #include "types/type_traits.h"
 
 namespace zen::quant {

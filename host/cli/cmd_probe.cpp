@@ -6,7 +6,7 @@
 
 #include "context.h"
 #include "device_selection.h"
-#include "hw/cpu_features.h"
+#include <zen/cpu_features.hpp>
 #include "hw/hw_report.h"
 #include "hw/topology.h"
 #include "options.h"

@@ -1,10 +1,10 @@
-// "gguf-blocks": the Quantizer plugin exposing the scalar reference codecs of core/quant as
+// "gguf-blocks": the Quantizer plugin exposing the scalar reference codecs of the SDK (zen/quant_codec.hpp) as
 // zen_quant_v1 tables, one zen_quant_type per GGUF block format it supports. The tables are
 // constant data (no code runs at load time).
 #include <zen/quant.h>
 #include <zen/plugin.hpp>
 
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 
 namespace {
 

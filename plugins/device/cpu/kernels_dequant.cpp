@@ -1,12 +1,12 @@
 // get_rows and cpy from the quantized block formats to F32, through the scalar reference
-// codecs (core/quant, compiled once without ISA flags, so every variant returns the same bits
+// codecs (the SDK's zen/quant_codec.hpp, compiled once without ISA flags, so every variant returns the same bits
 // as the codec tests check against gguf-py). F32/F16/BF16 sources live in kernels_copy.cpp.
 #include <string>
 
 #include <zen/plugin.hpp>
 
 #include "kernels.h"
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 #include "tensor_access.h"
 
 namespace ZEN_CPU_NS {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "hw/cpu_features.h"
+#include <zen/cpu_features.hpp>
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Block layouts of the GGUF quantized types, bit-identical to the files: a tensor row of a
 // quantized type is an array of these blocks. Scales are IEEE half (uint16_t bits) unless noted.
 // Part of the SDK (header-only C++) so a device plugin reads them as the reference codecs
-// (core/quant) do: a layout is written down exactly once.
+// (zen/quant_codec.hpp) do: a layout is written down exactly once.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "device_selection.h"
 #include "host_api.h"
-#include "hw/cpu_features.h"
+#include <zen/cpu_features.hpp>
 #include "plugin_registry.h"
 
 using namespace zen::host;

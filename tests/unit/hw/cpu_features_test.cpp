@@ -1,6 +1,6 @@
 // zen_hw_cpu against the kernel's view of this CPU (/proc/cpuinfo), plus the "usable" verdicts
 // proven by executing the instructions in a forked child.
-#include "hw/cpu_features.h"
+#include <zen/cpu_features.hpp>
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 #include "quant_vectors.h"
 
 using namespace zen::quant;

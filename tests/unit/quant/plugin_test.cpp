@@ -14,7 +14,7 @@
 #include "config.h"
 #include "host_api.h"
 #include "plugin_registry.h"
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 
 using namespace zen::host;
 

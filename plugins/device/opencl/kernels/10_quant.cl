@@ -1,4 +1,4 @@
-// Dequantization of GGUF block formats (layouts and reference decoders in core/quant): one whole block into
+// Dequantization of GGUF block formats (layouts and reference decoders in the SDK): one whole block into
 // a private array, so the matmul and get_rows kernels decode each block once.
 
 inline int blk_size(int type) {

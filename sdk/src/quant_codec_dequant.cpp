@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 
 namespace zen::quant {
 

@@ -1,7 +1,8 @@
 // Scalar reference codecs of the GGUF block formats: dequantization bit-exact with gguf-py's
 // numpy reference (gguf.quants.dequantize), quantization following ggml's reference algorithms.
 // Portable C++, compiled without ISA flags and without floating-point contraction, so every
-// CPU variant and every test sees exactly the same numbers.
+// CPU variant and every test sees exactly the same numbers. The one compiled library of the
+// SDK: link ZenSDK::quant_codec (in tree: zen_quant_ref).
 #pragma once
 
 #include <zen/types.h>
@@ -49,7 +50,6 @@ void quantize_row_q8_0(const float* x, block_q8_0* y, int64_t n);
 void quantize_row_q8_1(const float* x, block_q8_1* y, int64_t n);
 void quantize_row_q8_K(const float* x, block_q8_K* y, int64_t n);
 
-// The non-linear grids of IQ4_NL/IQ4_XS and MXFP4 (the latter: E2M1 values doubled).
 // E8M0 exponent to float, halved: 2^(e - 128) (as ggml's GGML_E8M0_TO_FP32_HALF).
 float e8m0_to_float_half(uint8_t e);
 

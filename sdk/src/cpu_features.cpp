@@ -1,5 +1,5 @@
-// CPU feature detection. Compiled for the baseline ISA only: see cpu_features.h.
-#include "hw/cpu_features.h"
+// CPU feature detection. Compiled for the baseline ISA only: see zen/cpu_features.hpp.
+#include <zen/cpu_features.hpp>
 
 #include <array>
 #include <cctype>

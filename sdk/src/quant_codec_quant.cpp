@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "quant/codec.h"
+#include <zen/quant_codec.hpp>
 
 namespace zen::quant {
 

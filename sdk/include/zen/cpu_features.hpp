@@ -1,6 +1,7 @@
 // CPU instruction-set detection with the operating system's side checked too.
 //
-// This header and its library (zen_hw_cpu) are linked into every CPU device plugin's probe.
+// Part of the SDK (its library: ZenSDK::cpu_features, in tree zen_hw_cpu), linked into every
+// CPU device plugin's probe, which runs before the host API exists.
 // The library is compiled for the baseline ISA only (no -m flags, no LTO) and executes nothing
 // beyond baseline x86-64 / aarch64: cpuid, xgetbv (only once cpuid reports OSXSAVE), getauxval
 // and the arch_prctl system call. It has no dependencies besides the C/C++ runtime; JSON and
