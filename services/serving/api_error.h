@@ -34,6 +34,7 @@ class ApiError : public std::runtime_error {
   static ApiError internal(const std::string& message);
 
   int status() const { return status_; }
+  const std::string& param() const { return param_; }
 
   // {"message", "type", "param", "code"}: the OpenAI error object alone.
   nlohmann::json error_object() const;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "api_error.h"
 
@@ -107,7 +108,8 @@ char* detokenize(zen_engine* e, const char* request_json) {
 }
 
 char* embed(zen_engine*, const char*) {
-  return copy(error_json(ApiError::invalid("", "embeddings are not implemented by this server")));
+  return copy(error_json(ApiError::invalid(
+      "", "embeddings go through the typed embed task (zen_engine_api.submit_embed, ABI 1.4)")));
 }
 
 char* metrics(zen_engine* e) {
@@ -115,6 +117,65 @@ char* metrics(zen_engine* e) {
 }
 
 void free_string(char* s) { std::free(s); }
+
+uint32_t task_kinds(zen_engine* e, const char* model) {
+  try {
+    return service(e).task_kinds(model ? model : "");
+  } catch (...) {
+    return 0;
+  }
+}
+
+// Hands an answer or an error to the caller's callback as the typed structs of zen/task.h.
+void answer_embed(zen_embed_cb cb, void* user, const Embeddings* r, const ApiError* err) {
+  if (r) {
+    const uint32_t n_embd = r->vectors.empty() ? 0 : static_cast<uint32_t>(r->vectors[0].size());
+    std::vector<float> flat;
+    flat.reserve(r->vectors.size() * n_embd);
+    for (const std::vector<float>& v : r->vectors) flat.insert(flat.end(), v.begin(), v.end());
+    const zen_embed_result res{ZEN_HDR_INIT(zen_embed_result),
+                               static_cast<uint32_t>(r->vectors.size()), n_embd, flat.data(),
+                               r->prompt_tokens};
+    return cb(user, &res, nullptr);
+  }
+  const zen_task_error te{ZEN_HDR_INIT(zen_task_error), status_of(*err), err->what(),
+                          err->param().empty() ? nullptr : err->param().c_str()};
+  cb(user, nullptr, &te);
+}
+
+zen_status submit_embed(zen_engine* e, const zen_embed_request* req, zen_embed_cb cb, void* user,
+                        uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  try {
+    if (!e || !req) throw ApiError::invalid("", "no engine or no request");
+    if (!ZEN_HAS_MEMBER(req, zen_embed_request, normalize) || (req->n_inputs && !req->inputs))
+      throw ApiError::invalid("input", "the embedding request is incomplete");
+    EmbedRequest r;
+    r.model = req->model ? req->model : "";
+    r.normalize = req->normalize != 0;
+    for (uint32_t i = 0; i < req->n_inputs; ++i) {
+      const zen_embed_input& in = req->inputs[i];
+      EmbedRequest::Input& out = r.inputs.emplace_back();
+      out.is_text = in.text != nullptr;
+      if (out.is_text)
+        out.text.assign(in.text, in.text_len);
+      else if (in.n_tokens)
+        out.tokens.assign(in.tokens, in.tokens + in.n_tokens);
+    }
+    service(e).embed(std::move(r), [cb, user](const Embeddings* res, const ApiError* err) {
+      answer_embed(cb, user, res, err);
+    });
+    return ZEN_OK;
+  } catch (const ApiError& err) {
+    answer_embed(cb, user, nullptr, &err);
+    return status_of(err);
+  } catch (const std::exception& ex) {
+    const ApiError err = ApiError::internal(ex.what());
+    answer_embed(cb, user, nullptr, &err);
+    return ZEN_ERR_INTERNAL;
+  }
+}
 
 }  // namespace
 
@@ -128,7 +189,9 @@ const zen_engine_api* engine_api() {
                                        embed,
                                        metrics,
                                        free_string,
-                                       status};
+                                       status,
+                                       task_kinds,
+                                       submit_embed};
   return &table;
 }
 

@@ -145,6 +145,41 @@ uint64_t EngineService::submit(std::string_view request_json, EmitFn emit) {
   return id;
 }
 
+void EngineService::embed(EmbedRequest request, EmbedDone done) {
+  auto task = [this, r = std::move(request), done] {
+    try {
+      const std::shared_ptr<ServedModel> model = models_.find(r.model);
+      if (r.inputs.empty()) throw ApiError::invalid("input", "'input' has no items to embed");
+      std::vector<std::vector<int32_t>> seqs;
+      Embeddings out;
+      for (size_t i = 0; i < r.inputs.size(); ++i) {
+        const EmbedRequest::Input& in = r.inputs[i];
+        seqs.push_back(in.is_text ? model->tokenizer().encode(in.text, true, false) : in.tokens);
+        if (seqs.back().empty())
+          throw ApiError::invalid("input", "input " + std::to_string(i) + " has no tokens");
+        out.prompt_tokens += seqs.back().size();
+      }
+      out.vectors = model->embed(seqs, r.normalize);
+      done(&out, nullptr);
+    } catch (const ApiError& e) {
+      done(nullptr, &e);
+    } catch (const std::exception& e) {
+      const ApiError internal = ApiError::internal(e.what());
+      done(nullptr, &internal);
+    }
+  };
+  if (!prep_.post(std::move(task)))
+    throw ApiError::unavailable("the server is shutting down", "shutting_down");
+}
+
+uint32_t EngineService::task_kinds(const std::string& id) const {
+  try {
+    return models_.find(id)->task_kinds();
+  } catch (const ApiError&) {
+    return 0;
+  }
+}
+
 void EngineService::prepare(uint64_t id, const std::string& request_json, EmitFn emit,
                             std::chrono::steady_clock::time_point received) {
   {
@@ -171,6 +206,7 @@ void EngineService::prepare(uint64_t id, const std::string& request_json, EmitFn
 
 void EngineService::submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
                                  RequestInfo info, uint64_t id, bool own_entry, EmitFn emit) {
+  model->check_generates();  // before an encoder's (maybe missing) tokenizer is asked
   Prompt prompt = build_prompt(*model, r);
   check_logit_bias(*model, r);
   check_context(*model, r, prompt.tokens.size());
@@ -333,7 +369,8 @@ Json EngineService::detokenize_body(const Json& body) const {
 
 std::string EngineService::metrics() const {
   std::vector<std::pair<std::string, engine::Metrics>> all;
-  for (const auto& m : models_.ready()) all.emplace_back(m->id(), m->engine().metrics());
+  for (const auto& m : models_.ready())
+    if (!m->is_encoder()) all.emplace_back(m->id(), m->engine().metrics());
   return prometheus_text(all);
 }
 

@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
+#include "api_error.h"
 #include "model_registry.h"
 #include "request_sink.h"
 #include "task_pool.h"
@@ -24,6 +27,24 @@ class ToolHub;
 namespace zen::serving {
 
 class ToolLoop;
+
+// An embedding request (the engine API's zen_embed_request, copied).
+struct EmbedRequest {
+  struct Input {
+    bool is_text = false;
+    std::string text;
+    std::vector<int32_t> tokens;
+  };
+  std::string model;
+  std::vector<Input> inputs;
+  bool normalize = false;
+};
+struct Embeddings {
+  std::vector<std::vector<float>> vectors;  // one per input, in order
+  uint64_t prompt_tokens = 0;
+};
+// Gets the vectors or the error (the other null), once, from a preparation thread.
+using EmbedDone = std::function<void(const Embeddings*, const ApiError*)>;
 
 class EngineService {
  public:
@@ -45,6 +66,11 @@ class EngineService {
   uint64_t submit(std::string_view request_json, EmitFn emit);
   // Ends a request at any stage; unknown or finished ids are ignored.
   void cancel(uint64_t id);
+  // Queues an embedding request: texts are tokenized and the model runs on a preparation
+  // thread, as prompts are. Throws ApiError (and `done` is not called) only when stopping.
+  void embed(EmbedRequest request, EmbedDone done);
+  // The zen_task_kind bits model `id` serves; 0 when there is no such model ready.
+  uint32_t task_kinds(const std::string& id) const;
   // The same answers on the caller's thread (the engine API table's synchronous members,
   // kept for frontends written before submit took these endpoints).
   Json tokenize(std::string_view request_json) const;

@@ -133,7 +133,8 @@ void ModelRegistry::stop() {
   loaded_.notify_all();
   if (loader_.joinable()) loader_.join();
   std::vector<std::shared_ptr<ServedModel>> models = ready();
-  for (const auto& m : models) m->engine().stop();
+  for (const auto& m : models)
+    if (!m->is_encoder()) m->engine().stop();
 }
 
 }  // namespace zen::serving

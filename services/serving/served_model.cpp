@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <zen/task.h>
+
 #include "api_error.h"
 #include "chat_template.h"
 #include "store/model_summary.h"
@@ -25,6 +27,22 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   params.gather_kv = options.engine.deterministic;
   loaded_ = std::make_unique<host::LoadedModel>(plugins, config, path, params);
   const model::ModelFile& file = loaded_->file();
+  info_.architecture = file.architecture();
+  info_.quant = store::summarize(file.gguf()).quant;  // as `zen-engine list` shows it
+  info_.path = path;
+  for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
+  info_.created = file_mtime(path);
+  if (loaded_->model().kind() == ZEN_MODEL_ENCODER) {
+    encoder_ = &loaded_->encoder();
+    info_.n_ctx = loaded_->model().n_ctx_train();
+    try {  // token ids still work without one
+      tokenizer_ =
+          std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
+    } catch (const std::exception& e) {
+      tokenizer_error_ = e.what();
+    }
+    return;
+  }
   tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
   eog_ = tokenizer_->eog_ids();
 
@@ -39,13 +57,46 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   template_has_reasoning_ = chat::template_has_reasoning(template_source_);
 
   engine_ = std::make_unique<engine::Engine>(loaded_->context(), options.engine);
-
-  info_.architecture = file.architecture();
-  info_.quant = store::summarize(file.gguf()).quant;  // as `zen-engine list` shows it
-  info_.path = path;
   info_.n_ctx = engine_->n_ctx_per_seq();
-  for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
-  info_.created = file_mtime(path);
+}
+
+const tokenizer::Tokenizer& ServedModel::tokenizer() const {
+  if (!tokenizer_)
+    throw ApiError::invalid("model", "model '" + id_ + "' has no tokenizer this server reads (" +
+                                         tokenizer_error_ + "): send token ids");
+  return *tokenizer_;
+}
+
+uint32_t ServedModel::task_kinds() const { return encoder_ ? ZEN_TASK_EMBED : ZEN_TASK_GENERATE; }
+
+void ServedModel::check_generates() const {
+  if (!engine_)
+    throw ApiError::invalid("model", "model '" + id_ +
+                                         "' is an embedding model: it answers /v1/embeddings, "
+                                         "not generation");
+}
+
+engine::Engine& ServedModel::engine() {
+  check_generates();
+  return *engine_;
+}
+
+const engine::Engine& ServedModel::engine() const {
+  return const_cast<ServedModel*>(this)->engine();
+}
+
+std::vector<std::vector<float>> ServedModel::embed(const std::vector<std::vector<int32_t>>& seqs,
+                                                   bool normalize) {
+  if (!encoder_)
+    throw ApiError::invalid(
+        "model", "model '" + id_ + "' is a text generation model: it makes no embeddings");
+  std::lock_guard lock(encoder_mu_);
+  try {
+    return encoder_->encode(seqs, normalize);
+  } catch (const Error& e) {
+    if (e.status == ZEN_ERR_INVALID_ARG) throw ApiError::invalid("input", e.message);
+    throw;
+  }
 }
 
 ServedModel::~ServedModel() {

@@ -1,10 +1,13 @@
 // One model as the server holds it: the loaded weights and Context, its tokenizer and chat
-// template, and the Engine that schedules its requests. Built on the registry's loader thread;
-// immutable afterwards except through the Engine (which is thread-safe).
+// template, and the Engine that schedules its requests; or, for an encoder, the Encoder that
+// embeds (no engine, no template; a tokenizer when the file has one this server reads). Built on
+// the registry's loader thread; immutable afterwards except through the Engine (which is
+// thread-safe).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,7 +46,15 @@ class ServedModel {
 
   const std::string& id() const { return id_; }
   const ModelInfo& info() const { return info_; }
-  const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
+  // Throws ApiError 400 when the model has no tokenizer this server reads (an encoder's).
+  const tokenizer::Tokenizer& tokenizer() const;
+  // The zen_task_kind bits it serves (zen/task.h).
+  uint32_t task_kinds() const;
+  bool is_encoder() const { return encoder_ != nullptr; }
+  // An encoder's pooled vectors of token sequences, in order (one caller at a time inside).
+  // Throws ApiError 400 for a sequence the model cannot take, or for a decoder.
+  std::vector<std::vector<float>> embed(const std::vector<std::vector<int32_t>>& seqs,
+                                        bool normalize);
   const std::string& architecture() const { return info_.architecture; }
   // The chat template's source, and the template parsed; throws ApiError 500 when the model's
   // template cannot be parsed (the model still serves completions).
@@ -55,8 +66,11 @@ class ServedModel {
   bool template_has_reasoning() const { return template_has_reasoning_; }
   // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
   const std::vector<int32_t>& eog_tokens() const { return eog_; }
-  engine::Engine& engine() { return *engine_; }
-  const engine::Engine& engine() const { return *engine_; }
+  // Throws ApiError 400 for an encoder (it serves embeddings, not generation).
+  void check_generates() const;
+  // Throw as check_generates does.
+  engine::Engine& engine();
+  const engine::Engine& engine() const;
 
  private:
   std::string id_;
@@ -68,6 +82,9 @@ class ServedModel {
   chat::ToolFormat tool_format_ = chat::ToolFormat::kNone;
   bool template_has_reasoning_ = false;
   std::vector<int32_t> eog_;
+  std::string tokenizer_error_;  // why an encoder has no tokenizer
+  std::mutex encoder_mu_;
+  model::Encoder* encoder_ = nullptr;       // an encoder's (owned by loaded_)
   std::unique_ptr<engine::Engine> engine_;  // declared last: destroyed first
 };
 

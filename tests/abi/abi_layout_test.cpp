@@ -84,9 +84,16 @@ static_assert(offsetof(zen_arch_v1, model_kind) == 72);  // ABI 1.4
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
 static_assert(offsetof(zen_arch_v1, build_graph) == 56);
-static_assert(sizeof(zen_engine_api) == 80);
+static_assert(sizeof(zen_engine_api) == 96);
 static_assert(offsetof(zen_engine_api, free_string) == 64);
-static_assert(offsetof(zen_engine_api, status) == 72);  // ABI 1.2
+static_assert(offsetof(zen_engine_api, status) == 72);        // ABI 1.2
+static_assert(offsetof(zen_engine_api, task_kinds) == 80);    // ABI 1.4
+static_assert(offsetof(zen_engine_api, submit_embed) == 88);  // ABI 1.4
+static_assert(sizeof(zen_embed_request) == 32);
+static_assert(offsetof(zen_embed_request, normalize) == 28);
+static_assert(sizeof(zen_embed_result) == 32);
+static_assert(sizeof(zen_embed_input) == 32);
+static_assert(sizeof(zen_task_error) == 32);
 static_assert(sizeof(zen_frontend_v1) == 32);
 static_assert(offsetof(zen_frontend_v1, address) == 24);  // ABI 1.2
 

@@ -36,4 +36,19 @@ zen_status EngineApi::submit(const std::string& request_json, zen_event_cb cb, v
 
 void EngineApi::cancel(uint64_t id) const { api_->cancel(engine_, id); }
 
+bool EngineApi::has_tasks() const {
+  return ZEN_HAS_MEMBER(api_, zen_engine_api, submit_embed) && api_->task_kinds &&
+         api_->submit_embed;
+}
+
+uint32_t EngineApi::task_kinds(const std::string& model) const {
+  return has_tasks() ? api_->task_kinds(engine_, model.c_str()) : 0;
+}
+
+zen_status EngineApi::submit_embed(const zen_embed_request& request, zen_embed_cb cb, void* user,
+                                   uint64_t* id) const {
+  if (!has_tasks()) return ZEN_ERR_UNSUPPORTED;
+  return api_->submit_embed(engine_, &request, cb, user, id);
+}
+
 }  // namespace zen::http

@@ -26,6 +26,12 @@ class EngineApi {
 
   zen_status submit(const std::string& request_json, zen_event_cb cb, void* user,
                     uint64_t* id) const;
+  // Typed tasks (ABI 1.4, zen/task.h): false when the host predates them.
+  bool has_tasks() const;
+  // The zen_task_kind bits a model serves (0: unknown model, or a host without tasks).
+  uint32_t task_kinds(const std::string& model) const;
+  zen_status submit_embed(const zen_embed_request& request, zen_embed_cb cb, void* user,
+                          uint64_t* id) const;
   void cancel(uint64_t id) const;
 
  private:

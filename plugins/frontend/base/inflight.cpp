@@ -28,6 +28,20 @@ void route_event(void* user, const char* event_json, int last) {
   }
 }
 
+struct EmbedRoute {
+  std::shared_ptr<Inflight> inflight;
+  EmbedHandler on_answer;
+};
+
+void route_embed(void* user, const zen_embed_result* result, const zen_task_error* error) {
+  auto* route = static_cast<EmbedRoute*>(user);
+  if (!route) return;
+  route->on_answer(result, error);
+  std::shared_ptr<Inflight> inflight = std::move(route->inflight);
+  delete route;
+  inflight->release();
+}
+
 }  // namespace
 
 void Inflight::add() {
@@ -68,6 +82,16 @@ Submitted submit_counted(const http::EngineApi& api, const std::string& request_
     s.refused_silently = true;
   }
   return s;
+}
+
+bool submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
+                          std::shared_ptr<Inflight> inflight, EmbedHandler on_answer) {
+  if (!api.has_tasks()) return false;
+  inflight->add();
+  uint64_t id = 0;
+  // The host answers every request through the callback, a refusal too: the route is its.
+  api.submit_embed(request, route_embed, new EmbedRoute{inflight, std::move(on_answer)}, &id);
+  return true;
 }
 
 }  // namespace zen::frontend

@@ -53,4 +53,10 @@ struct Submitted {
 Submitted submit_counted(const http::EngineApi& api, const std::string& request_json,
                          std::shared_ptr<Inflight> inflight, EventHandler on_event);
 
+// The typed embed task (zen/task.h) the same way: on_answer gets the result or the error once,
+// on the host's thread (refusals included). False when the host has no typed tasks.
+using EmbedHandler = std::function<void(const zen_embed_result*, const zen_task_error*)>;
+bool submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
+                          std::shared_ptr<Inflight> inflight, EmbedHandler on_answer);
+
 }  // namespace zen::frontend

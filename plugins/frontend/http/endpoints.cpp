@@ -29,14 +29,27 @@ Reply metrics(const EngineApi& api) {
   return r;
 }
 
-Reply models(const EngineApi& api) {
+// The engine's model list, each model with the endpoints it serves ("capabilities", from the
+// task kinds the engine reports for it; absent with a host before typed tasks).
+json model_list(const EngineApi& api) {
   json list = json::parse(api.list_models(), nullptr, false);
   if (!list.is_object()) throw EngineUnavailable("the engine's model list is not a JSON object");
-  return json_reply(200, list);
+  if (!api.has_tasks() || !list.contains("data") || !list["data"].is_array()) return list;
+  for (json& m : list["data"]) {
+    if (!m.is_object() || !m.contains("id") || !m["id"].is_string()) continue;
+    const uint32_t kinds = api.task_kinds(m["id"].get<std::string>());
+    json caps = json::array();
+    if (kinds & ZEN_TASK_GENERATE) caps.insert(caps.end(), {"completion", "chat"});
+    if (kinds & ZEN_TASK_EMBED) caps.push_back("embeddings");
+    m["capabilities"] = std::move(caps);
+  }
+  return list;
 }
 
+Reply models(const EngineApi& api) { return json_reply(200, model_list(api)); }
+
 Reply model(const EngineApi& api, const std::string& id) {
-  json list = json::parse(api.list_models(), nullptr, false);
+  json list = model_list(api);
   if (list.is_object() && list.contains("data") && list["data"].is_array())
     for (const json& m : list["data"])
       if (m.is_object() && m.value("id", json()) == json(id)) return json_reply(200, m);

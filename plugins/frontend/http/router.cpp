@@ -11,9 +11,10 @@ struct Fixed {
   Endpoint endpoint;
 };
 
-constexpr std::array<Fixed, 8> kFixed = {{
+constexpr std::array<Fixed, 9> kFixed = {{
     {"/v1/chat/completions", "POST", Endpoint::kChatCompletions},
     {"/v1/completions", "POST", Endpoint::kCompletions},
+    {"/v1/embeddings", "POST", Endpoint::kEmbeddings},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/tokenize", "POST", Endpoint::kTokenize},
     {"/detokenize", "POST", Endpoint::kDetokenize},
@@ -96,7 +97,7 @@ bool needs_key(Endpoint e) { return e != Endpoint::kHealth && e != Endpoint::kRe
 
 bool takes_body(Endpoint e) {
   return e == Endpoint::kChatCompletions || e == Endpoint::kCompletions ||
-         e == Endpoint::kTokenize || e == Endpoint::kDetokenize;
+         e == Endpoint::kEmbeddings || e == Endpoint::kTokenize || e == Endpoint::kDetokenize;
 }
 
 }  // namespace zen::http

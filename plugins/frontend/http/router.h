@@ -10,6 +10,7 @@ namespace zen::http {
 enum class Endpoint {
   kChatCompletions,
   kCompletions,
+  kEmbeddings,
   kModels,
   kModel,  // /v1/models/{id}
   kTokenize,

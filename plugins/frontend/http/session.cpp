@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "browser_guard.h"
+#include "embeddings.h"
 #include "endpoints.h"
 #include "request_body.h"
 
@@ -120,6 +121,8 @@ void Session::on_request(const Request& request) {
         return start_generation(Api::kChat, std::move(object));
       case Endpoint::kCompletions:
         return start_generation(Api::kCompletion, std::move(object));
+      case Endpoint::kEmbeddings:
+        return start_embeddings(object);
       case Endpoint::kTokenize:
         return start_answer(std::move(object), "tokenize");
       default:
@@ -147,6 +150,28 @@ void Session::start_answer(json body, const char* endpoint) {
   body["endpoint"] = endpoint;  // the text is tokenized on the host's threads, not this one
   answer_pending_ = true;
   submit(dump(body), /*whole_answer=*/true);
+}
+
+void Session::start_embeddings(const json& body) {
+  auto parsed = parse_embed_body(body);
+  if (auto* reply = std::get_if<Reply>(&parsed)) return respond(std::move(*reply));
+  auto request = std::make_shared<const EmbedBody>(std::get<EmbedBody>(std::move(parsed)));
+  const EmbedBody::Typed typed = request->typed();  // the host copies what it needs
+  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
+  answer_pending_ = true;
+  // The answer is made into its Reply on the host's thread, then posted to this strand.
+  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight, request](
+                     const zen_embed_result* r, const zen_task_error* e) {
+    inflight->post(ex, [self, serial, reply = embed_reply(*request, r, e)]() mutable {
+      if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
+    });
+  };
+  if (!frontend::submit_embed_counted(shared_->api, typed.request, shared_->inflight,
+                                      std::move(deliver))) {
+    answer_pending_ = false;
+    respond(error_reply(501, "this engine has no embeddings (it predates typed tasks)",
+                        "server_error"));
+  }
 }
 
 void Session::submit(const std::string& request, bool whole_answer) {

@@ -57,6 +57,7 @@ class Session : public frontend::Connection, private ResponseSink {
   void preflight();
   void start_generation(Api api, nlohmann::json body);
   void start_answer(nlohmann::json body, const char* endpoint);  // tokenize, detokenize
+  void start_embeddings(const nlohmann::json& body);             // the typed embed task
   // Submits `request` with its events routed here; a refusal without an event is answered.
   void submit(const std::string& request, bool whole_answer);
 

@@ -1,9 +1,9 @@
 // The tools this server offers, as tools/list shows them (name, description, inputSchema,
 // outputSchema), and how a tools/call's checked arguments become an engine request.
 //
-// No `embed` tool: the engine answers every embeddings request with an error today (no served
-// architecture produces embeddings), so listing it would only advertise a failure. Add it here
-// once api->embed can succeed for some model.
+// No `embed` tool yet: encoder models answer the typed embed task (zen/task.h, served as
+// /v1/embeddings by the http frontend); an MCP tool for it belongs with the engine's other
+// typed tasks (listed for the models whose task_kinds include ZEN_TASK_EMBED).
 #pragma once
 
 #include <optional>

@@ -1,9 +1,10 @@
-/* Frontend plugins (http, mcp) and the engine API table they talk to. Requests and events
- * cross as JSON text so the table stays stable while the request schema grows. */
+/* Frontend plugins (http, mcp) and the engine API table they talk to. Generation requests and
+ * events cross as JSON text; the typed tasks of zen/task.h (embeddings first) as structs. */
 #ifndef ZEN_FRONTEND_H
 #define ZEN_FRONTEND_H
 
 #include <zen/abi.h>
+#include <zen/task.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,14 @@ typedef struct zen_engine_api {
   /* ABI 1.2: {"ready": bool, "models": [{"id", "state": "loading"|"ready"|"failed",
    * "error"?}]}, for readiness probes. Check ZEN_HAS_MEMBER before calling. */
   char* (*status)(zen_engine* e);
+  /* ---- appended in 1.4: typed tasks (zen/task.h) ---- */
+  /* The zen_task_kind bits the served model `model` answers; 0 when there is no such model. */
+  uint32_t (*task_kinds)(zen_engine* e, const char* model);
+  /* Returns at once, having copied what it needs from *request; the vectors (or the error)
+   * come to cb from a host thread. A request refused at once (no such model, a bad input)
+   * still comes back through cb, with a status other than ZEN_OK returned too. */
+  zen_status (*submit_embed)(zen_engine* e, const zen_embed_request* request, zen_embed_cb cb,
+                             void* user, uint64_t* out_id);
 } zen_engine_api;
 #define ZEN_ENGINE_API_NAME "engine"
 

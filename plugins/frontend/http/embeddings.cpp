@@ -1,0 +1,140 @@
+#include "embeddings.h"
+
+#include <cstring>
+#include <limits>
+
+namespace zen::http {
+namespace {
+
+using nlohmann::json;
+
+Reply bad_input(const std::string& message) {
+  return error_reply(400, message, "invalid_request_error", "input");
+}
+
+std::string base64(const float* v, uint32_t n) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::vector<unsigned char> bytes(static_cast<size_t>(n) * sizeof(float));
+  std::memcpy(bytes.data(), v, bytes.size());  // little-endian hosts: the float32 bytes as is
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const uint32_t b = static_cast<uint32_t>(bytes[i]) << 16 |
+                       (i + 1 < bytes.size() ? static_cast<uint32_t>(bytes[i + 1]) << 8 : 0) |
+                       (i + 2 < bytes.size() ? bytes[i + 2] : 0u);
+    out += kAlphabet[b >> 18 & 63];
+    out += kAlphabet[b >> 12 & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[b >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[b & 63] : '=';
+  }
+  return out;
+}
+
+// A JSON array of token ids, or nullopt when v is not one.
+std::optional<std::vector<int32_t>> token_list(const json& v) {
+  if (!v.is_array() || v.empty()) return std::nullopt;
+  std::vector<int32_t> ids;
+  for (const json& t : v) {
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 ||
+        t.get<int64_t>() > std::numeric_limits<int32_t>::max())
+      return std::nullopt;
+    ids.push_back(static_cast<int32_t>(t.get<int64_t>()));
+  }
+  return ids;
+}
+
+unsigned http_status(zen_status s) {
+  switch (s) {
+    case ZEN_ERR_INVALID_ARG:
+      return 400;
+    case ZEN_ERR_NOT_FOUND:
+      return 404;
+    case ZEN_ERR_UNSUPPORTED:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+}  // namespace
+
+EmbedBody::Typed EmbedBody::typed() const {
+  Typed t;
+  for (const std::string& s : texts) t.inputs.push_back({s.data(), s.size(), nullptr, 0});
+  for (const std::vector<int32_t>& ids : token_lists)
+    t.inputs.push_back({nullptr, 0, ids.data(), static_cast<uint32_t>(ids.size())});
+  t.request.h = ZEN_HDR_INIT(zen_embed_request);
+  t.request.model = model.c_str();
+  t.request.inputs = t.inputs.data();
+  t.request.n_inputs = static_cast<uint32_t>(t.inputs.size());
+  t.request.normalize = 1;
+  return t;
+}
+
+std::variant<EmbedBody, Reply> parse_embed_body(const json& body) {
+  EmbedBody b;
+  if (body.contains("model")) {
+    if (!body["model"].is_string())
+      return error_reply(400, "'model' must be a string", "invalid_request_error", "model");
+    b.model = body["model"].get<std::string>();
+  }
+  if (!body.contains("input")) return bad_input("'input' is required");
+  const json& input = body["input"];
+  if (input.is_string()) {
+    b.texts.push_back(input.get<std::string>());
+  } else if (auto ids = token_list(input)) {
+    b.token_lists.push_back(std::move(*ids));
+  } else if (input.is_array() && !input.empty()) {
+    for (const json& item : input) {
+      if (item.is_string() && b.token_lists.empty()) {
+        b.texts.push_back(item.get<std::string>());
+      } else if (auto list = token_list(item); list && b.texts.empty()) {
+        b.token_lists.push_back(std::move(*list));
+      } else {
+        return bad_input(
+            "'input' must be a string, an array of strings, an array of token ids "
+            "or an array of such arrays (not mixed)");
+      }
+    }
+  } else {
+    return bad_input(
+        "'input' must be a string, an array of strings, an array of token ids or "
+        "an array of such arrays, and not empty");
+  }
+  if (body.contains("encoding_format")) {
+    const json& f = body["encoding_format"];
+    if (!f.is_string() || (f != "float" && f != "base64"))
+      return error_reply(400, "'encoding_format' must be \"float\" or \"base64\"",
+                         "invalid_request_error", "encoding_format");
+    b.base64 = f == "base64";
+  }
+  return b;
+}
+
+Reply embed_reply(const EmbedBody& body, const zen_embed_result* r, const zen_task_error* e) {
+  if (!r) {
+    const unsigned status = e ? http_status(e->status) : 500;
+    Reply reply = error_reply(status, e && e->message ? e->message : "the embedding failed",
+                              error_type_for(status), e && e->member ? e->member : "");
+    if (status == 503) reply.headers.emplace_back("Retry-After", "1");
+    return reply;
+  }
+  json data = json::array();
+  for (uint32_t i = 0; i < r->n_vectors; ++i) {
+    const float* v = r->vectors + static_cast<size_t>(i) * r->n_embd;
+    json item = {{"object", "embedding"}, {"index", i}};
+    if (body.base64)
+      item["embedding"] = base64(v, r->n_embd);
+    else
+      item["embedding"] = std::vector<float>(v, v + r->n_embd);
+    data.push_back(std::move(item));
+  }
+  return json_reply(
+      200, {{"object", "list"},
+            {"data", std::move(data)},
+            {"model", body.model},
+            {"usage", {{"prompt_tokens", r->prompt_tokens}, {"total_tokens", r->prompt_tokens}}}});
+}
+
+}  // namespace zen::http
