@@ -37,9 +37,7 @@ std::vector<DeviceCandidate> enumerate(const PluginRegistry& plugins) {
       c.id = rec->name + ":" + std::to_string(i);
       c.props.h = ZEN_HDR_INIT(zen_device_props);
       if (table->device_props(i, &c.props) != ZEN_OK) {
-        const char* why = rec->last_error ? rec->last_error() : nullptr;
-        c.why = std::string("not chosen: device_props failed") + (why && *why ? ": " : "") +
-                (why ? why : "");
+        c.why = "not chosen: device_props failed" + PluginRecord::failure_suffix(rec->last_error);
         out.push_back(c);
         continue;
       }

@@ -51,18 +51,12 @@ LoadedModel::~LoadedModel() {
 }
 
 model::Context& LoadedModel::context() {
-  if (!context_)
-    throw Error(ZEN_ERR_INVALID_ARG, file_->path() +
-                                         " is an encoder: it makes embeddings, not text "
-                                         "(zen-engine embed)");
+  model_->expect_kind(ZEN_MODEL_DECODER);
   return *context_;
 }
 
 model::Encoder& LoadedModel::encoder() {
-  if (!encoder_)
-    throw Error(ZEN_ERR_INVALID_ARG, file_->path() +
-                                         " is not an encoder: it makes text, not "
-                                         "embeddings");
+  model_->expect_kind(ZEN_MODEL_ENCODER);
   return *encoder_;
 }
 

@@ -173,11 +173,9 @@ void PluginRegistry::initialise(size_t i) {
   zen_plugin_desc desc{};
   desc.h = ZEN_HDR_INIT(zen_plugin_desc);
   zen_status st = entry.init(host_, &desc);
-  if (st != ZEN_OK) {
-    const char* why = entry.last_error ? entry.last_error() : nullptr;
+  if (st != ZEN_OK)
     return refuse("init failed with status " + std::to_string(st) +
-                  (why && *why ? std::string(": ") + why : std::string()));
-  }
+                  PluginRecord::failure_suffix(entry.last_error));
   rec.last_error = entry.last_error;
   rec.abi_major = desc.h.abi_major;
   rec.abi_minor = desc.h.abi_minor;
@@ -227,8 +225,7 @@ void PluginRegistry::select(const Config& config) {
       if (records_[i].state == PluginState::loaded)
         chosen = i;
       else if (forced)
-        throw ConfigError("cpu.variant (or ZEN_CPU_VARIANT): no usable CPU variant '" +
-                          config.cpu_variant + "': " + records_[i].reason);
+        no_cpu_variant(config);
     }
     if (!chosen) continue;  // every one failed its init
     PluginRecord& best = records_[*chosen];
@@ -261,6 +258,10 @@ size_t PluginRegistry::pick(const std::vector<size_t>& members, const Config& co
   }
   for (size_t i : members)
     if (records_[i].variant == config.cpu_variant) return i;
+  no_cpu_variant(config);
+}
+
+void PluginRegistry::no_cpu_variant(const Config& config) const {
   std::string why = "no usable CPU variant '" + config.cpu_variant + "'";
   for (const PluginRecord& r : records_)
     if (r.state == PluginState::refused &&

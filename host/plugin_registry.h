@@ -49,6 +49,11 @@ struct PluginRecord {
   zen_plugin_last_error_fn last_error = nullptr;
 
   std::string display_name() const { return variant.empty() ? name : name + "-" + variant; }
+  // ": <the plugin's message for this thread's last failure>", or "" when it gives none.
+  static std::string failure_suffix(zen_plugin_last_error_fn fn) {
+    const char* why = fn ? fn() : nullptr;
+    return why && *why ? std::string(": ") + why : std::string();
+  }
 };
 
 const char* kind_name(zen_kind kind);
@@ -78,6 +83,8 @@ class PluginRegistry {
   // The preferred of records sharing (kind, name): the configured CPU variant (`forced`), else
   // the best score, the first found on a tie. Throws ConfigError for a CPU variant not there.
   size_t pick(const std::vector<size_t>& members, const Config& config, bool& forced) const;
+  // Throws ConfigError: the configured CPU variant cannot be used, with the refusals' reasons.
+  [[noreturn]] void no_cpu_variant(const Config& config) const;
   void consider_file(const std::string& path);
   void select(const Config& config);
 

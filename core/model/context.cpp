@@ -8,8 +8,6 @@
 
 #include <zen/plugin.hpp>
 
-#include "graph/builder.h"
-
 namespace zen::model {
 namespace {
 
@@ -53,9 +51,7 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
       kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type, params.block_size),
       sched_(std::move(devices)) {
   params_.n_ctx = kv_.size();
-  if (model_.kind() != ZEN_MODEL_DECODER)
-    throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": " + model_.file().path() +
-                                         " is an encoder: it makes embeddings, not logits");
+  model_.expect_kind(ZEN_MODEL_DECODER);
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
   // On a device that cannot read host memory the cache lives in the scheduler's mirror.
   kv_.set_row_access({[this](const void* base, uint64_t off, void* dst, uint64_t n) {
@@ -84,29 +80,14 @@ std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
 }
 
 void Context::plan(const zen_batch& shape) {
-  graph::Graph g;
-  graph::Builder b(g, [this](std::string_view n) { return resolve(n); });
-  char err[1024] = "";
-  const zen_arch_v1& arch = *model_.arch().table;
-  zen_status st = arch.build_graph(model_.state(), b.handle(), &shape, err, sizeof err);
-  if (st != ZEN_OK)
-    throw Error(st, model_.arch().plugin + ": building the graph: " +
-                        (err[0]                 ? err
-                         : b.last_error.empty() ? "failed"
-                                                : b.last_error));
-  graph::TensorId out = g.find("logits");
-  if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
-    throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": the graph has no \"logits\" output");
+  auto [g, n_vocab] = model_.build_graph(
+      shape, [this](std::string_view n) { return resolve(n); }, "logits", "n_vocab",
+      shape.n_outputs);
   if (shape.gather_kv && kv_.bytes() > 0 && g.find("kv_rows") == graph::kNoTensor)
     throw Error(ZEN_ERR_UNSUPPORTED, model_.arch().plugin +
                                          ": the graph does not read the gathered cache rows "
                                          "(\"kv_rows\", ABI 1.2) that deterministic mode needs");
-  const graph::Tensor& lt = g.tensor(out);
-  if (lt.type != ZEN_TYPE_F32 || lt.ne[1] != shape.n_outputs || lt.ne[2] != 1 || lt.ne[3] != 1)
-    throw Error(ZEN_ERR_INTERNAL, model_.arch().plugin + ": \"logits\" is " + graph::describe(lt) +
-                                      ", expected F32 [n_vocab, " +
-                                      std::to_string(shape.n_outputs) + "]");
-  n_vocab_ = static_cast<int32_t>(lt.ne[0]);
+  n_vocab_ = static_cast<int32_t>(n_vocab);
   keep_tensors(g, params_.keep, model_.arch().plugin);
   sched_.plan(std::move(g));
   planned_tokens_ = shape.n_tokens;
@@ -228,7 +209,7 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
       sched_.get_output("logits", logits_.data() + have, (logits_.size() - have) * sizeof(float));
       n_outputs_ += out_ids.size();
     }
-    if (!params_.keep.empty()) kept_ = read_kept(sched_, params_.keep);
+    kept_ = read_kept(sched_, params_.keep);
   } catch (...) {
     planned_tokens_ = 0;  // a failed build or compute leaves no plan worth trusting
     throw;

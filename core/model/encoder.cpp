@@ -5,15 +5,11 @@
 
 #include <zen/plugin.hpp>
 
-#include "graph/builder.h"
-
 namespace zen::model {
 
 Encoder::Encoder(const Model& model, std::vector<graph::DeviceRef> devices, EncoderParams params)
     : model_(model), params_(std::move(params)), sched_(std::move(devices)) {
-  if (model_.kind() != ZEN_MODEL_ENCODER)
-    throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": " + model_.file().path() +
-                                         " is not an encoder: it makes logits, not embeddings");
+  model_.expect_kind(ZEN_MODEL_ENCODER);
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "encoder: n_batch must be > 0");
 }
 
@@ -82,27 +78,11 @@ void Encoder::run(std::span<const std::vector<int32_t>> seqs,
 }
 
 void Encoder::plan(const zen_batch& shape) {
-  graph::Graph g;
-  graph::Builder b(g, [this](std::string_view name) { return model_.weight(name); });
-  char err[1024] = "";
-  const std::string& who = model_.arch().plugin;
-  const zen_status st =
-      model_.arch().table->build_graph(model_.state(), b.handle(), &shape, err, sizeof err);
-  if (st != ZEN_OK)
-    throw Error(st, who + ": building the graph: " +
-                        (err[0]                 ? err
-                         : b.last_error.empty() ? "failed"
-                                                : b.last_error));
-  const graph::TensorId out = g.find("embeddings");
-  if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
-    throw Error(ZEN_ERR_INTERNAL, who + ": the graph has no \"embeddings\" output");
-  const graph::Tensor& e = g.tensor(out);
-  if (e.type != ZEN_TYPE_F32 || e.ne[1] != shape.n_seqs || e.ne[2] != 1 || e.ne[3] != 1)
-    throw Error(ZEN_ERR_INTERNAL, who + ": \"embeddings\" is " + graph::describe(e) +
-                                      ", expected F32 [n_embd, " + std::to_string(shape.n_seqs) +
-                                      "]");
-  n_embd_ = static_cast<int32_t>(e.ne[0]);
-  keep_tensors(g, params_.keep, who);
+  auto [g, n_embd] = model_.build_graph(
+      shape, [this](std::string_view name) { return model_.weight(name); }, "embeddings", "n_embd",
+      shape.n_seqs);
+  n_embd_ = static_cast<int32_t>(n_embd);
+  keep_tensors(g, params_.keep, model_.arch().plugin);
   sched_.plan(std::move(g));
   planned_tokens_ = shape.n_tokens;
   planned_seqs_ = shape.n_seqs;

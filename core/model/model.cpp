@@ -53,6 +53,15 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
     n_ctx_train_ = *n;
 }
 
+void Model::expect_kind(zen_model_kind want) const {
+  if (kind_ == want) return;
+  throw Error(ZEN_ERR_INVALID_ARG,
+              file_->path() + (kind_ == ZEN_MODEL_ENCODER
+                                   ? " is an encoder: it makes embeddings, not text (zen-engine "
+                                     "embed)"
+                                   : " is not an encoder: it makes text, not embeddings"));
+}
+
 std::optional<graph::WeightInfo> Model::weight(std::string_view name) const {
   const gguf::TensorInfo* t = file_->gguf().find_tensor(name);
   if (!t) return std::nullopt;
@@ -62,6 +71,32 @@ std::optional<graph::WeightInfo> Model::weight(std::string_view name) const {
   // The mapping is read-only and no kernel writes a weight.
   w.where.host = const_cast<uint8_t*>(t->data);
   return w;
+}
+
+std::pair<graph::Graph, int64_t> Model::build_graph(const zen_batch& shape,
+                                                    const graph::WeightResolver& resolve,
+                                                    const char* output, const char* width_name,
+                                                    uint32_t n_columns) const {
+  graph::Graph g;
+  graph::Builder b(g, resolve);
+  char err[1024] = "";
+  const zen_status st = arch_.table->build_graph(state_, b.handle(), &shape, err, sizeof err);
+  if (st != ZEN_OK)
+    throw Error(st, arch_.plugin + ": building the graph: " +
+                        (err[0]                 ? err
+                         : b.last_error.empty() ? "failed"
+                                                : b.last_error));
+  const graph::TensorId out = g.find(output);
+  if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
+    throw Error(ZEN_ERR_INTERNAL,
+                arch_.plugin + ": the graph has no \"" + std::string(output) + "\" output");
+  const graph::Tensor& t = g.tensor(out);
+  if (t.type != ZEN_TYPE_F32 || t.ne[1] != n_columns || t.ne[2] != 1 || t.ne[3] != 1)
+    throw Error(ZEN_ERR_INTERNAL, arch_.plugin + ": \"" + output + "\" is " + graph::describe(t) +
+                                      ", expected F32 [" + width_name + ", " +
+                                      std::to_string(n_columns) + "]");
+  const int64_t width = t.ne[0];
+  return {std::move(g), width};
 }
 
 Model::~Model() {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <zen/arch.h>
@@ -39,12 +40,22 @@ class Model {
   // A decoder runs in a Context (logits over a KV cache), an encoder in an Encoder (pooled
   // embeddings).
   zen_model_kind kind() const { return kind_; }
+  // Throws "<file> is an encoder: it makes embeddings, not text" (or the converse) unless the
+  // model is of kind `want`.
+  void expect_kind(zen_model_kind want) const;
   zen_arch_model* state() const { return state_; }
   // The per-layer cache rows the architecture asks for.
   const std::vector<KvLayer>& kv_layers() const { return kv_layers_; }
   // A weight's type, shape and bytes in the mapped file, for a graph builder; nullopt when the
   // file has no tensor of that name.
   std::optional<graph::WeightInfo> weight(std::string_view name) const;
+  // The architecture's graph for `shape` (leaves found through `resolve`) and the width of its
+  // output `output`, which must be F32 [width, n_columns] ("logits" of a decoder, "embeddings"
+  // of an encoder; `width_name` words the message). Throws naming the plugin otherwise.
+  std::pair<graph::Graph, int64_t> build_graph(const zen_batch& shape,
+                                               const graph::WeightResolver& resolve,
+                                               const char* output, const char* width_name,
+                                               uint32_t n_columns) const;
   // {arch}.context_length, or 0 when the file does not say.
   uint32_t n_ctx_train() const { return n_ctx_train_; }
 

@@ -70,7 +70,7 @@ const tokenizer::Tokenizer& ServedModel::tokenizer() const {
 uint32_t ServedModel::task_kinds() const { return encoder_ ? ZEN_TASK_EMBED : ZEN_TASK_GENERATE; }
 
 void ServedModel::check_generates() const {
-  if (!engine_)
+  if (is_encoder())
     throw ApiError::invalid("model", "model '" + id_ +
                                          "' is an embedding model: it answers /v1/embeddings, "
                                          "not generation");
