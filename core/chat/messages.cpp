@@ -7,113 +7,95 @@ namespace {
 
 std::string message_at(size_t i) { return "messages[" + std::to_string(i) + "]"; }
 
-std::string text_content(const Json& message, const std::string& where, bool null_ok) {
-  auto it = message.find("content");
-  const std::string field = where + ".content";
-  if (it == message.end() || it->is_null()) {
-    if (null_ok) return "";
-    throw RequestError(field, field + " is required");
+const char* kind_name(zen_content_kind kind) {
+  switch (kind) {
+    case ZEN_CONTENT_TEXT:
+      return "text";
+    case ZEN_CONTENT_IMAGE:
+      return "image";
+    case ZEN_CONTENT_AUDIO:
+      return "audio";
   }
-  if (it->is_string()) return it->get<std::string>();
-  if (!it->is_array())
-    throw RequestError(field, field + " must be a string or an array of content parts");
+  return "unknown";
+}
+
+std::string text_content(const task::Message& m, const std::string& where) {
   std::string text;
-  for (size_t j = 0; j < it->size(); ++j) {
-    const Json& part = (*it)[j];
-    const std::string p = field + "[" + std::to_string(j) + "]";
-    if (!part.is_object() || !part.contains("type") || !part["type"].is_string())
-      throw RequestError(p, p + " must be an object with a \"type\"");
-    const std::string type = part["type"].get<std::string>();
-    if (type != "text")
-      throw RequestError(p + ".type", p + ": '" + type + "' content is not supported (text only)");
-    if (!part.contains("text") || !part["text"].is_string())
-      throw RequestError(p + ".text", p + ".text must be a string");
+  for (size_t j = 0; j < m.content.size(); ++j) {
+    const task::ContentPart& part = m.content[j];
+    if (part.kind != ZEN_CONTENT_TEXT) {
+      const std::string p = where + ".content[" + std::to_string(j) + "]";
+      throw RequestError(
+          p + ".type", p + ": '" + kind_name(part.kind) + "' content is not supported (text only)");
+    }
     if (j > 0) text += '\n';
-    text += part["text"].get<std::string>();
+    text += part.text;
   }
   return text;
 }
 
-Json arguments_object(const Json& args, const std::string& where) {
-  if (args.is_object()) return args;
-  if (args.is_string()) {
-    const std::string& s = args.get_ref<const std::string&>();
-    if (s.find_first_not_of(" \t\r\n") == std::string::npos) return Json::object();
-    Json parsed = Json::parse(s, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object()) return parsed;
-  }
+Json arguments_object(const std::string& text, const std::string& where) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return Json::object();
+  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_object()) return parsed;
   throw RequestError(where, where + " must be a JSON object, as a string");
 }
 
-Json tool_calls(const Json& calls, const std::string& where,
+Json tool_calls(const std::vector<task::ToolCall>& calls, const std::string& where,
                 std::map<std::string, std::string>& names) {
-  if (!calls.is_array()) throw RequestError(where, where + " must be an array");
   Json out = Json::array();
   for (size_t j = 0; j < calls.size(); ++j) {
     const std::string at = where + "[" + std::to_string(j) + "]";
-    const Json& c = calls[j];
-    if (!c.is_object()) throw RequestError(at, at + " must be an object");
-    if (c.contains("type") && c["type"] != "function")
-      throw RequestError(at + ".type", at + ".type must be \"function\"");
-    auto fn = c.find("function");
-    if (fn == c.end() || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string())
-      throw RequestError(at + ".function", at + ".function must be an object with a name");
+    const task::ToolCall& c = calls[j];
     Json call = Json::object();
-    const std::string name = (*fn)["name"].get<std::string>();
-    if (c.contains("id")) {
-      if (!c["id"].is_string()) throw RequestError(at + ".id", at + ".id must be a string");
-      call["id"] = c["id"];
-      names[c["id"].get<std::string>()] = name;
+    if (!c.id.empty()) {
+      call["id"] = c.id;
+      names[c.id] = c.name;
     }
     call["type"] = "function";
-    call["function"] = {{"name", name},
-                        {"arguments", arguments_object(fn->value("arguments", Json("")),
-                                                       at + ".function.arguments")}};
+    call["function"] = {{"name", c.name},
+                        {"arguments", arguments_object(c.arguments, at + ".function.arguments")}};
     out.push_back(std::move(call));
   }
   return out;
 }
 
-Json convert(const Json& messages) {
-  if (!messages.is_array() || messages.empty())
-    throw RequestError("messages", "'messages' must be a non-empty array");
+Json convert(const std::vector<task::Message>& messages) {
+  if (messages.empty()) throw RequestError("messages", "'messages' must be a non-empty array");
   Json out = Json::array();
   std::map<std::string, std::string> call_names;  // tool_call_id -> function name
   for (size_t i = 0; i < messages.size(); ++i) {
     const std::string at = message_at(i);
-    const Json& m = messages[i];
-    if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
-      throw RequestError(at, at + " must be an object with a string \"role\"");
-    std::string role = m["role"].get<std::string>();
-    if (role == "developer") role = "system";
+    const task::Message& m = messages[i];
     Json msg = Json::object();
-    msg["role"] = role;
-    if (role == "system" || role == "user") {
-      msg["content"] = text_content(m, at, false);
-      if (m.contains("name") && m["name"].is_string()) msg["name"] = m["name"];
-    } else if (role == "assistant") {
-      msg["content"] = text_content(m, at, true);
-      for (const char* key : {"reasoning_content", "thinking", "reasoning"})
-        if (m.contains(key) && m[key].is_string()) msg[key] = m[key];
-      if (m.contains("tool_calls") && !m["tool_calls"].is_null()) {
-        Json calls = tool_calls(m["tool_calls"], at + ".tool_calls", call_names);
-        if (!calls.empty()) msg["tool_calls"] = std::move(calls);
+    switch (m.role) {
+      case ZEN_ROLE_SYSTEM:
+      case ZEN_ROLE_USER:
+        msg["role"] = m.role == ZEN_ROLE_SYSTEM ? "system" : "user";
+        msg["content"] = text_content(m, at);
+        if (!m.name.empty()) msg["name"] = m.name;
+        break;
+      case ZEN_ROLE_ASSISTANT:
+        msg["role"] = "assistant";
+        msg["content"] = text_content(m, at);
+        if (!m.reasoning.empty()) msg["reasoning_content"] = m.reasoning;
+        if (!m.tool_calls.empty())
+          msg["tool_calls"] = tool_calls(m.tool_calls, at + ".tool_calls", call_names);
+        break;
+      case ZEN_ROLE_TOOL: {
+        msg["role"] = "tool";
+        msg["content"] = text_content(m, at);
+        msg["tool_call_id"] = m.tool_call_id;
+        if (!m.name.empty()) {
+          msg["name"] = m.name;
+        } else if (auto it = call_names.find(m.tool_call_id); it != call_names.end()) {
+          msg["name"] = it->second;
+        }
+        break;
       }
-    } else if (role == "tool") {
-      if (!m.contains("tool_call_id") || !m["tool_call_id"].is_string())
-        throw RequestError(at + ".tool_call_id", at + ".tool_call_id must be a string");
-      msg["content"] = text_content(m, at, false);
-      const std::string id = m["tool_call_id"].get<std::string>();
-      msg["tool_call_id"] = id;
-      if (m.contains("name") && m["name"].is_string()) {
-        msg["name"] = m["name"];
-      } else if (auto it = call_names.find(id); it != call_names.end()) {
-        msg["name"] = it->second;
-      }
-    } else {
-      throw RequestError(at + ".role", at + ".role '" + role +
-                                           "' is not one of system, developer, user, "
-                                           "assistant, tool");
+      default:
+        throw RequestError(at + ".role",
+                           at + ".role " + std::to_string(m.role) + " is not a zen_chat_role");
     }
     out.push_back(std::move(msg));
   }
@@ -167,15 +149,33 @@ Json gemma_messages(const Json& messages, const Json& tools) {
 
 }  // namespace
 
-tmpl::ChatInputs chat_inputs(const Json& messages, const Json& tools, ToolFormat format) {
-  tool_names(tools);  // validates
-  const bool has_tools = tools.is_array() && !tools.empty();
+Json template_tools(const std::vector<task::Tool>& tools) {
+  Json out = Json::array();
+  for (const task::Tool& t : tools) {
+    Json fn = {{"name", t.name}};
+    if (!t.description.empty()) fn["description"] = t.description;
+    if (!t.parameters.empty()) {
+      // Ordered: the template shows the schema in the client's key order.
+      Json schema = Json::parse(t.parameters, nullptr, /*allow_exceptions=*/false);
+      if (!schema.is_object())
+        throw RequestError("tools",
+                           "the parameters of tool '" + t.name + "' are not a JSON Schema object");
+      fn["parameters"] = std::move(schema);
+    }
+    out.push_back(Json{{"type", "function"}, {"function", std::move(fn)}});
+  }
+  return out;
+}
+
+tmpl::ChatInputs chat_inputs(const std::vector<task::Message>& messages,
+                             const std::vector<task::Tool>& tools, ToolFormat format) {
+  const Json tool_list = template_tools(tools);
   tmpl::ChatInputs in;
   in.messages = convert(messages);
   if (format == ToolFormat::kGemma) {
-    in.messages = gemma_messages(in.messages, tools);
-  } else if (has_tools) {
-    in.tools = tools;
+    in.messages = gemma_messages(in.messages, tool_list);
+  } else if (!tool_list.empty()) {
+    in.tools = tool_list;
   }
   return in;
 }

@@ -1,93 +1,34 @@
 #include "chat/tools.h"
 
+#include <zen/task.h>
+
 #include <algorithm>
 
 namespace zen::chat {
 namespace {
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > kMaxToolNameLength) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-  });
-}
-
 std::string quoted(const std::string& s) { return Json(s).dump(); }
 
 }  // namespace
 
-std::vector<std::string> tool_names(const Json& tools) {
-  std::vector<std::string> names;
-  if (tools.is_null()) return names;
-  if (!tools.is_array()) throw RequestError("tools", "'tools' must be an array");
-  for (size_t i = 0; i < tools.size(); ++i) {
-    const std::string at = "tools[" + std::to_string(i) + "]";
-    const Json& t = tools[i];
-    if (!t.is_object()) throw RequestError(at, at + " must be an object");
-    auto type = t.find("type");
-    if (type == t.end() || *type != "function")
-      throw RequestError(at + ".type", at + ".type must be \"function\"");
-    auto fn = t.find("function");
-    if (fn == t.end() || !fn->is_object())
-      throw RequestError(at + ".function", at + ".function must be an object");
-    auto name = fn->find("name");
-    if (name == fn->end() || !name->is_string() || !valid_name(name->get<std::string>()))
-      throw RequestError(at + ".function.name",
-                         at + ".function.name must be 1 to 64 letters, digits, '_' or '-'");
-    auto params = fn->find("parameters");
-    if (params != fn->end() && !params->is_object() && !params->is_null())
-      throw RequestError(at + ".function.parameters",
-                         at + ".function.parameters must be a JSON Schema object");
-    auto description = fn->find("description");
-    if (description != fn->end() && !description->is_string() && !description->is_null())
-      throw RequestError(at + ".function.description",
-                         at + ".function.description must be a string");
-    const std::string n = name->get<std::string>();
-    if (std::find(names.begin(), names.end(), n) != names.end())
-      throw RequestError(at + ".function.name", "tool '" + n + "' is defined twice");
-    names.push_back(n);
+ToolChoice tool_choice(uint32_t choice, const std::string& name, bool has_tools) {
+  ToolChoice c;
+  switch (choice) {
+    case ZEN_TOOL_CHOICE_NONE:
+      c.kind = ToolChoice::Kind::kNone;
+      break;
+    case ZEN_TOOL_CHOICE_REQUIRED:
+      c.kind = ToolChoice::Kind::kRequired;
+      break;
+    case ZEN_TOOL_CHOICE_FUNCTION:
+      c.kind = ToolChoice::Kind::kFunction;
+      c.name = name;
+      break;
+    default:
+      c.kind = has_tools ? ToolChoice::Kind::kAuto : ToolChoice::Kind::kNone;
+      break;
   }
-  return names;
-}
-
-ToolChoice parse_tool_choice(const Json& tool_choice, const std::vector<std::string>& names) {
-  ToolChoice choice;
-  if (tool_choice.is_null()) {
-    choice.kind = names.empty() ? ToolChoice::Kind::kNone : ToolChoice::Kind::kAuto;
-    return choice;
-  }
-  if (tool_choice.is_string()) {
-    const std::string s = tool_choice.get<std::string>();
-    if (s == "none") {
-      choice.kind = ToolChoice::Kind::kNone;
-    } else if (s == "auto" || s == "required") {
-      if (names.empty()) throw RequestError("tool_choice", "tool_choice '" + s + "' needs 'tools'");
-      choice.kind = s == "auto" ? ToolChoice::Kind::kAuto : ToolChoice::Kind::kRequired;
-    } else {
-      throw RequestError("tool_choice",
-                         "tool_choice must be \"none\", \"auto\", \"required\" or a function");
-    }
-    return choice;
-  }
-  const Json* name = nullptr;
-  if (tool_choice.is_object() && tool_choice.value("type", Json()) == "function") {
-    auto fn = tool_choice.find("function");
-    if (fn != tool_choice.end() && fn->is_object()) {
-      auto it = fn->find("name");
-      if (it != fn->end() && it->is_string()) name = &*it;
-    }
-  }
-  if (name == nullptr)
-    throw RequestError("tool_choice",
-                       "tool_choice must be a string or {\"type\": \"function\", \"function\": "
-                       "{\"name\": ...}}");
-  choice.kind = ToolChoice::Kind::kFunction;
-  choice.name = name->get<std::string>();
-  if (std::find(names.begin(), names.end(), choice.name) == names.end())
-    throw RequestError("tool_choice",
-                       "tool_choice names '" + choice.name + "', which is not one of the tools");
-  return choice;
+  return c;
 }
 
 std::vector<std::string> allowed_tool_names(const ToolChoice& choice,

@@ -1,8 +1,10 @@
-// The `tools` and `tool_choice` of an OpenAI chat request: validation, which names a call may
-// use, and the text a generation is started with to force a call (tool_choice "required" or a
-// named function), since there is no grammar-constrained sampling to force one otherwise.
+// What a request's tools and tool_choice mean for generation: which names a call may use, and
+// the text a generation is started with to force a call (tool_choice "required" or a named
+// function), since there is no grammar-constrained sampling to force one otherwise. (The
+// protocol's checks of tools and tool_choice are the frontend's.)
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,24 +17,14 @@ namespace zen::chat {
 
 using Json = nlohmann::ordered_json;
 
-// OpenAI's rule for function names: 1 to 64 of [A-Za-z0-9_-].
-constexpr size_t kMaxToolNameLength = 64;
-
-// Checks `tools` (null, or an array of {"type": "function", "function": {"name",
-// "description"?, "parameters"?}}) and returns the function names in order. Throws RequestError
-// (param "tools[i]...") for anything else, an invalid name, or a name given twice.
-std::vector<std::string> tool_names(const Json& tools);
-
 struct ToolChoice {
   enum class Kind { kAuto, kNone, kRequired, kFunction };
   Kind kind = Kind::kAuto;
   std::string name;  // kFunction
 };
 
-// tool_choice: absent (null) means "auto" when there are tools, "none" when there are none;
-// "auto", "none", "required" or {"type": "function", "function": {"name": "..."}} naming one
-// of `names`. Throws RequestError (param "tool_choice").
-ToolChoice parse_tool_choice(const Json& tool_choice, const std::vector<std::string>& names);
+// A typed request's choice (zen_tool_choice); "auto" without tools is "none".
+ToolChoice tool_choice(uint32_t choice, const std::string& name, bool has_tools);
 
 // The names the output parser accepts calls to: none for "none", the one for a named
 // function, else all.

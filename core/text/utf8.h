@@ -9,25 +9,19 @@
 #include <string>
 #include <string_view>
 
+#include <zen/utf8.hpp>
+
 namespace zen::text::utf8 {
 
 // Appends the encoding of cpt (<= 0x10FFFF; surrogates are encoded like any other value).
 void append(std::string& out, uint32_t cpt);
 
-enum class Status { kComplete, kIncomplete, kInvalid };
-struct Step {
-  Status status;
-  size_t length;  // kComplete: the sequence; kIncomplete: bytes present; kInvalid: bytes to replace
-};
-// One decoding step at s[i] (i < s.size()): a complete scalar value, the valid start of one cut
-// off by the end of s, or an ill-formed subsequence to replace by one U+FFFD (the maximal
-// subpart, as Unicode and WHATWG recommend).
-Step next_strict(std::string_view s, size_t i);
-
-bool is_valid(std::string_view s);
-// s with every ill-formed or cut-off sequence replaced by one U+FFFD each (maximal subparts, as
-// next_strict reads them): text safe to put in JSON.
-std::string to_valid(std::string_view s);
+// The strict decoding step, validation and repair are the SDK's (shared with the frontends).
+using zen::utf8::is_valid;
+using zen::utf8::next_strict;
+using zen::utf8::Status;
+using zen::utf8::Step;
+using zen::utf8::to_valid;
 
 // How many bytes at the end of s are the valid start of a character still missing its last
 // byte(s) (0 to 3). Bytes that can never become a character do not count.

@@ -1,50 +1,48 @@
-// The errors a request can end with, shaped as the frontends send them to clients (OpenAI's
-// error object plus the HTTP status to use): {"error": {"message", "type", "param", "code"},
-// "status": N}, and "retry_after" (seconds) when the client should come back later.
+// The errors a request can end with, as the typed tasks report them (zen_task_error): a
+// status, a one-line message, the request member it is about, a stable code, and for a busy or
+// unready server the seconds to wait. How a protocol words them (an HTTP status, an OpenAI
+// error type) is the frontend's business.
 #pragma once
 
-#include <optional>
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <zen/task.hpp>
 
 namespace zen::serving {
 
 class ApiError : public std::runtime_error {
  public:
-  ApiError(int status, std::string type, const std::string& message, std::string param = {},
-           std::string code = {})
+  ApiError(zen_status status, const std::string& message, std::string member = {},
+           std::string code = {}, double retry_after = 0)
       : std::runtime_error(message),
         status_(status),
-        type_(std::move(type)),
-        param_(std::move(param)),
-        code_(std::move(code)) {}
+        member_(std::move(member)),
+        code_(std::move(code)),
+        retry_after_(retry_after) {}
 
-  // 400: the request is wrong; `param` names the offending field ("" when none does).
-  static ApiError invalid(const std::string& param, const std::string& message,
+  // The request is wrong; `member` names the offending field ("" when none does).
+  static ApiError invalid(const std::string& member, const std::string& message,
                           const std::string& code = {});
-  // 404 model_not_found.
+  // No such model (code model_not_found).
   static ApiError model_not_found(const std::string& model);
-  // 429: the queue is full; come back after `retry_after` seconds.
+  // The queue is full; come back after `retry_after` seconds (code queue_full).
   static ApiError overloaded(const std::string& message, double retry_after);
-  // 503: the model is still loading (or failed to).
+  // The model is still loading (or failed to), or the service is stopping.
   static ApiError unavailable(const std::string& message, const std::string& code);
-  // 500: a fault on our side.
+  // A fault on our side.
   static ApiError internal(const std::string& message);
 
-  int status() const { return status_; }
-  const std::string& param() const { return param_; }
+  zen_status status() const { return status_; }
+  const std::string& member() const { return member_; }
+  const std::string& code() const { return code_; }
 
-  // {"message", "type", "param", "code"}: the OpenAI error object alone.
-  nlohmann::json error_object() const;
-  // {"error": {...}, "status": N[, "retry_after": s]}: what the engine API returns.
-  nlohmann::json to_json() const;
+  task::TaskError task_error() const;
 
  private:
-  int status_;
-  std::string type_, param_, code_;
-  std::optional<double> retry_after_;
+  zen_status status_;
+  std::string member_, code_;
+  double retry_after_;
 };
 
 }  // namespace zen::serving

@@ -25,21 +25,31 @@ char* copy(const std::string& s) {
   return out;
 }
 
-std::string error_json(const ApiError& e) { return dump(e.to_json()); }
+// The table's JSON answers (list_models, status) and its retired JSON members answer an error
+// as {"error": {"message", ...}, "status": N}.
+std::string error_json(const std::string& message, int status) {
+  nlohmann::json j = nlohmann::json::object();
+  j["error"] = {{"message", message},
+                {"type", status == 500 ? "server_error" : "invalid_request_error"}};
+  j["status"] = status;
+  return dump(j);
+}
 
 // Runs f, turning any exception into the JSON error shape.
 template <class F>
 char* answer(F&& f) {
   try {
     return copy(f());
-  } catch (const ApiError& e) {
-    return copy(error_json(e));
   } catch (const std::exception& e) {
-    return copy(error_json(ApiError::internal(e.what())));
+    return copy(error_json(e.what(), 500));
   } catch (...) {
-    return copy(error_json(ApiError::internal("unknown error")));
+    return copy(error_json("unknown error", 500));
   }
 }
+
+constexpr const char* kRetired =
+    "the JSON requests of engine API 1.0-1.4 are retired: use the typed tasks of zen/task.h "
+    "(submit_generate, submit_tokenize, submit_embed; ABI 1.5)";
 
 char* list_models(zen_engine* e) {
   return answer([&] { return dump(service(e).list_models()); });
@@ -49,45 +59,13 @@ char* status(zen_engine* e) {
   return answer([&] { return dump(service(e).status()); });
 }
 
-zen_status status_of(const ApiError& e) {
-  switch (e.status()) {
-    case 404:
-      return ZEN_ERR_NOT_FOUND;
-    case 429:
-    case 503:
-      return ZEN_ERR_UNSUPPORTED;
-    case 500:
-      return ZEN_ERR_INTERNAL;
-    default:
-      return ZEN_ERR_INVALID_ARG;
-  }
+zen_status retired_submit(zen_engine*, const char*, zen_event_cb cb, void* user, uint64_t* out_id) {
+  if (out_id) *out_id = 0;
+  if (cb) cb(user, error_json(kRetired, 400).c_str(), 1);
+  return ZEN_ERR_UNSUPPORTED;
 }
 
-zen_status submit(zen_engine* e, const char* request_json, zen_event_cb cb, void* user,
-                  uint64_t* out_id) {
-  if (!e || !request_json || !cb || !out_id) return ZEN_ERR_INVALID_ARG;
-  *out_id = 0;
-  auto fail = [&](const ApiError& err) {
-    Json event = {{"type", "error"}};
-    const nlohmann::json body = err.to_json();  // named: items() does not keep it alive
-    for (const auto& [k, v] : body.items()) event[k] = v;
-    cb(user, dump(event).c_str(), 1);
-    return status_of(err);
-  };
-  try {
-    EmitFn emit = [cb, user](const Json& event, bool last) {
-      cb(user, dump(event).c_str(), last ? 1 : 0);
-    };
-    *out_id = service(e).submit(request_json, std::move(emit));
-    return ZEN_OK;
-  } catch (const ApiError& err) {
-    return fail(err);
-  } catch (const std::exception& ex) {
-    return fail(ApiError::internal(ex.what()));
-  } catch (...) {
-    return fail(ApiError::internal("unknown error"));
-  }
-}
+char* retired(zen_engine*, const char*) { return copy(error_json(kRetired, 400)); }
 
 zen_status cancel(zen_engine* e, uint64_t id) {
   if (!e) return ZEN_ERR_INVALID_ARG;
@@ -99,24 +77,28 @@ zen_status cancel(zen_engine* e, uint64_t id) {
   }
 }
 
-char* tokenize(zen_engine* e, const char* request_json) {
-  return answer([&] { return dump(service(e).tokenize(request_json ? request_json : "")); });
-}
-
-char* detokenize(zen_engine* e, const char* request_json) {
-  return answer([&] { return dump(service(e).detokenize(request_json ? request_json : "")); });
-}
-
-char* embed(zen_engine*, const char*) {
-  return copy(error_json(ApiError::invalid(
-      "", "embeddings go through the typed embed task (zen_engine_api.submit_embed, ABI 1.4)")));
-}
-
 char* metrics(zen_engine* e) {
   return answer([&] { return service(e).metrics(); });
 }
 
 void free_string(char* s) { std::free(s); }
+
+// Every typed submit the same way: a request refused at once still reaches cb (through
+// `refuse`), with its status returned too; an accepted one answers later from a host thread.
+template <class Refuse, class Start>
+zen_status submit_typed(Refuse&& refuse, Start&& start) {
+  try {
+    start();
+    return ZEN_OK;
+  } catch (const ApiError& err) {
+    refuse(err);
+    return err.status();
+  } catch (const std::exception& ex) {
+    const ApiError err = ApiError::internal(ex.what());
+    refuse(err);
+    return err.status();
+  }
+}
 
 uint32_t task_kinds(zen_engine* e, const char* model) {
   try {
@@ -138,43 +120,145 @@ void answer_embed(zen_embed_cb cb, void* user, const Embeddings* r, const ApiErr
                                r->prompt_tokens};
     return cb(user, &res, nullptr);
   }
-  const zen_task_error te{ZEN_HDR_INIT(zen_task_error), status_of(*err), err->what(),
-                          err->param().empty() ? nullptr : err->param().c_str()};
-  cb(user, nullptr, &te);
+  const task::TaskError te = err->task_error();
+  const zen_task_error c = te.c_view();
+  cb(user, nullptr, &c);
 }
 
 zen_status submit_embed(zen_engine* e, const zen_embed_request* req, zen_embed_cb cb, void* user,
                         uint64_t* out_id) {
   if (!cb) return ZEN_ERR_INVALID_ARG;
   if (out_id) *out_id = 0;
-  try {
+  return submit_typed(
+      [&](const ApiError& err) { answer_embed(cb, user, nullptr, &err); },
+      [&] {
+        if (!e || !req) throw ApiError::invalid("", "no engine or no request");
+        if (!ZEN_HAS_MEMBER(req, zen_embed_request, normalize) || (req->n_inputs && !req->inputs))
+          throw ApiError::invalid("input", "the embedding request is incomplete");
+        EmbedRequest r;
+        r.model = req->model ? req->model : "";
+        r.normalize = req->normalize != 0;
+        for (uint32_t i = 0; i < req->n_inputs; ++i) {
+          const zen_embed_input& in = req->inputs[i];
+          EmbedRequest::Input& out = r.inputs.emplace_back();
+          out.is_text = in.text != nullptr;
+          if (out.is_text)
+            out.text.assign(in.text, in.text_len);
+          else if (in.n_tokens)
+            out.tokens.assign(in.tokens, in.tokens + in.n_tokens);
+        }
+        service(e).embed(std::move(r), [cb, user](const Embeddings* res, const ApiError* err) {
+          answer_embed(cb, user, res, err);
+        });
+      });
+}
+
+void send_event(zen_generate_cb cb, void* user, const task::GenerateEvent& event, bool last) {
+  const task::GenerateEventView view(event);
+  cb(user, view.get(), last ? 1 : 0);
+}
+
+zen_status submit_generate(zen_engine* e, const zen_generate_request* req, zen_generate_cb cb,
+                           void* user, uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  auto refuse = [&](const ApiError& err) {
+    task::GenerateEvent event;
+    event.kind = ZEN_EVENT_ERROR;
+    event.error = err.task_error();
+    send_event(cb, user, event, true);
+  };
+  return submit_typed(refuse, [&] {
     if (!e || !req) throw ApiError::invalid("", "no engine or no request");
-    if (!ZEN_HAS_MEMBER(req, zen_embed_request, normalize) || (req->n_inputs && !req->inputs))
-      throw ApiError::invalid("input", "the embedding request is incomplete");
-    EmbedRequest r;
-    r.model = req->model ? req->model : "";
-    r.normalize = req->normalize != 0;
-    for (uint32_t i = 0; i < req->n_inputs; ++i) {
-      const zen_embed_input& in = req->inputs[i];
-      EmbedRequest::Input& out = r.inputs.emplace_back();
-      out.is_text = in.text != nullptr;
-      if (out.is_text)
-        out.text.assign(in.text, in.text_len);
-      else if (in.n_tokens)
-        out.tokens.assign(in.tokens, in.tokens + in.n_tokens);
-    }
-    service(e).embed(std::move(r), [cb, user](const Embeddings* res, const ApiError* err) {
-      answer_embed(cb, user, res, err);
-    });
-    return ZEN_OK;
-  } catch (const ApiError& err) {
-    answer_embed(cb, user, nullptr, &err);
-    return status_of(err);
-  } catch (const std::exception& ex) {
-    const ApiError err = ApiError::internal(ex.what());
-    answer_embed(cb, user, nullptr, &err);
-    return ZEN_ERR_INTERNAL;
+    if (!ZEN_HAS_MEMBER(req, zen_generate_request, top_logprobs))
+      throw ApiError::invalid("", "the generate request is incomplete (older than ABI 1.5)");
+    EmitFn emit = [cb, user](const task::GenerateEvent& event, bool last) {
+      send_event(cb, user, event, last);
+    };
+    const uint64_t id = service(e).submit(task::GenerateRequest::copy_of(*req), std::move(emit));
+    if (out_id) *out_id = id;
+  });
+}
+
+void answer_tokenize(zen_tokenize_cb cb, void* user, const Tokenized* r, const ApiError* err) {
+  if (r) {
+    std::vector<zen_str> pieces;
+    for (const std::string& p : r->pieces) pieces.push_back(task::view(p));
+    const zen_tokenize_result res{ZEN_HDR_INIT(zen_tokenize_result), r->tokens.data(),
+                                  static_cast<uint32_t>(r->tokens.size()),
+                                  pieces.empty() ? nullptr : pieces.data(), task::view(r->text)};
+    return cb(user, &res, nullptr);
   }
+  const task::TaskError te = err->task_error();
+  const zen_task_error c = te.c_view();
+  cb(user, nullptr, &c);
+}
+
+zen_status submit_tokenize(zen_engine* e, const zen_tokenize_request* req, zen_tokenize_cb cb,
+                           void* user, uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  return submit_typed(
+      [&](const ApiError& err) { answer_tokenize(cb, user, nullptr, &err); },
+      [&] {
+        if (!e || !req) throw ApiError::invalid("", "no engine or no request");
+        if (!ZEN_HAS_MEMBER(req, zen_tokenize_request, n_tokens) || (req->n_tokens && !req->tokens))
+          throw ApiError::invalid("", "the tokenize request is incomplete");
+        TokenizeRequest r;
+        r.model = task::copy(req->model);
+        r.detokenize = req->text.ptr == nullptr;
+        r.text = task::copy(req->text);
+        r.add_special = req->add_special != 0;
+        r.parse_special = req->parse_special != 0;
+        r.with_pieces = req->with_pieces != 0;
+        if (req->tokens) r.tokens.assign(req->tokens, req->tokens + req->n_tokens);
+        service(e).tokenize(std::move(r), [cb, user](const Tokenized* res, const ApiError* err) {
+          answer_tokenize(cb, user, res, err);
+        });
+      });
+}
+
+// Rerank, image and speech: numbered for the model kinds that will answer them; no served
+// model declares them yet, so each request is refused naming its model and what it serves.
+ApiError not_served(EngineService& s, const char* model, const char* task) {
+  const std::string id = task::copy(model);
+  const uint32_t kinds = s.task_kinds(id);
+  return ApiError::invalid("model", "model '" + id + "' does not serve " + task +
+                                        (kinds ? " (see its capabilities in /v1/models)" : ""));
+}
+
+template <class Cb>
+zen_status refuse_typed(zen_engine* e, const char* model, const char* task, Cb&& answer) {
+  const ApiError err =
+      e ? not_served(service(e), model, task) : ApiError::invalid("", "no engine or no request");
+  const task::TaskError te = err.task_error();
+  const zen_task_error c = te.c_view();
+  answer(&c);
+  return err.status();
+}
+
+zen_status submit_rerank(zen_engine* e, const zen_rerank_request* req, zen_rerank_cb cb, void* user,
+                         uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  return refuse_typed(e, req ? req->model : nullptr, "rerank",
+                      [&](const zen_task_error* err) { cb(user, nullptr, err); });
+}
+
+zen_status submit_image(zen_engine* e, const zen_image_request* req, zen_image_cb cb, void* user,
+                        uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  return refuse_typed(e, req ? req->model : nullptr, "image generation",
+                      [&](const zen_task_error* err) { cb(user, nullptr, err, 1); });
+}
+
+zen_status submit_speech(zen_engine* e, const zen_speech_request* req, zen_speech_cb cb, void* user,
+                         uint64_t* out_id) {
+  if (!cb) return ZEN_ERR_INVALID_ARG;
+  if (out_id) *out_id = 0;
+  return refuse_typed(e, req ? req->model : nullptr, "speech",
+                      [&](const zen_task_error* err) { cb(user, nullptr, err, 1); });
 }
 
 }  // namespace
@@ -182,16 +266,21 @@ zen_status submit_embed(zen_engine* e, const zen_embed_request* req, zen_embed_c
 const zen_engine_api* engine_api() {
   static const zen_engine_api table = {ZEN_HDR_INIT(zen_engine_api),
                                        list_models,
-                                       submit,
+                                       retired_submit,
                                        cancel,
-                                       tokenize,
-                                       detokenize,
-                                       embed,
+                                       retired,
+                                       retired,
+                                       retired,
                                        metrics,
                                        free_string,
                                        status,
                                        task_kinds,
-                                       submit_embed};
+                                       submit_embed,
+                                       submit_generate,
+                                       submit_tokenize,
+                                       submit_rerank,
+                                       submit_image,
+                                       submit_speech};
   return &table;
 }
 

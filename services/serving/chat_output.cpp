@@ -19,43 +19,33 @@ ChatOutput::~ChatOutput() = default;
 
 bool ChatOutput::has_tool_calls() const { return parser_->tool_calls() > 0; }
 
-void ChatOutput::push(std::string_view text, Json& delta) {
+void ChatOutput::push(std::string_view text, task::GenerateEvent& delta) {
   if (!text.empty()) add(parser_->push(text), delta);
 }
 
-void ChatOutput::finish(Json& delta) { add(parser_->finish(), delta); }
+void ChatOutput::finish(task::GenerateEvent& delta) { add(parser_->finish(), delta); }
 
-// Consecutive pieces of one kind become one field; a call's arguments pieces join the entry of
-// that call when it is the last one in this delta (OpenAI clients concatenate either way).
-void ChatOutput::add(const std::vector<chat::Delta>& deltas, Json& delta) {
-  auto append = [&](const char* key, const std::string& text) {
-    if (text.empty()) return;
-    delta[key] = delta.value(key, std::string()) + text;
-  };
+// A call's arguments pieces join the entry of that call when it is the last one in this delta
+// (clients concatenate either way).
+void ChatOutput::add(const std::vector<chat::Delta>& deltas, task::GenerateEvent& delta) {
   for (const chat::Delta& d : deltas) {
+    const uint32_t index = static_cast<uint32_t>(d.tool_index);
     switch (d.kind) {
       case chat::Delta::Kind::kContent:
-        append("content", d.text);
+        delta.content += d.text;
         break;
       case chat::Delta::Kind::kReasoning:
-        append("reasoning_content", d.text);
+        delta.reasoning += d.text;
         break;
       case chat::Delta::Kind::kToolCallStart:
-        delta["tool_calls"].push_back(Json{{"index", d.tool_index},
-                                           {"id", d.id},
-                                           {"type", "function"},
-                                           {"function", {{"name", d.name}, {"arguments", ""}}}});
+        delta.tool_calls.push_back(task::ToolCallDelta{index, d.id, d.name, ""});
         break;
-      case chat::Delta::Kind::kToolArguments: {
-        Json& calls = delta["tool_calls"];
-        if (!calls.empty() && calls.back()["index"] == d.tool_index) {
-          std::string& args = calls.back()["function"]["arguments"].get_ref<std::string&>();
-          args += d.text;
-        } else {
-          calls.push_back(Json{{"index", d.tool_index}, {"function", {{"arguments", d.text}}}});
-        }
+      case chat::Delta::Kind::kToolArguments:
+        if (!delta.tool_calls.empty() && delta.tool_calls.back().index == index)
+          delta.tool_calls.back().arguments += d.text;
+        else
+          delta.tool_calls.push_back(task::ToolCallDelta{index, "", "", d.text});
         break;
-      }
     }
   }
 }

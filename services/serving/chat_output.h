@@ -1,5 +1,5 @@
 // A chat choice's generated text read as an assistant message: content, reasoning and tool
-// calls (core/chat's OutputParser), merged into the fields of the engine API's delta events.
+// calls (core/chat's OutputParser), merged into the fields of the engine's delta events.
 #pragma once
 
 #include <memory>
@@ -7,9 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include <zen/task.hpp>
+
 #include "chat/delta.h"
 #include "chat/tool_format.h"
-#include "request.h"
 
 namespace zen::chat {
 class OutputParser;
@@ -32,14 +33,14 @@ class ChatOutput {
   explicit ChatOutput(const OutputSpec& spec);
   ~ChatOutput();
 
-  // Adds what `text` completes to `delta` ("content", "reasoning_content", "tool_calls").
-  void push(std::string_view text, Json& delta);
+  // Adds what `text` completes to `delta` (content, reasoning, tool-call pieces).
+  void push(std::string_view text, task::GenerateEvent& delta);
   // The end of the output: whatever the parser held back.
-  void finish(Json& delta);
+  void finish(task::GenerateEvent& delta);
   bool has_tool_calls() const;
 
  private:
-  void add(const std::vector<chat::Delta>& deltas, Json& delta);
+  void add(const std::vector<chat::Delta>& deltas, task::GenerateEvent& delta);
 
   std::unique_ptr<chat::OutputParser> parser_;
 };

@@ -1,30 +1,20 @@
 #include "choice_stream.h"
 
-#include <cmath>
-
-#include "text/utf8.h"
-
 namespace zen::serving {
-
-Json token_logprob_json(const tokenizer::Tokenizer& tok, int32_t token, float logprob) {
-  const std::string piece = tok.piece(token);
-  Json bytes = Json::array();
-  for (unsigned char c : piece) bytes.push_back(static_cast<int>(c));
-  const double value = std::isfinite(logprob) ? static_cast<double>(logprob) : -9999.0;
-  return Json{
-      {"token", text::utf8::to_valid(piece)}, {"logprob", value}, {"bytes", std::move(bytes)}};
-}
 
 ChoiceStream::ChoiceStream(const tokenizer::Tokenizer& tok, const std::vector<std::string>& stops,
                            std::unique_ptr<ChatOutput> output)
     : tok_(tok), decoder_(tok, /*skip_special=*/true), stop_(stops), output_(std::move(output)) {}
 
-void ChoiceStream::emit_text(const std::string& text, Json& delta) {
-  if (output_) {
+void ChoiceStream::emit_text(const std::string& text, task::GenerateEvent& delta) {
+  if (output_)
     output_->push(text, delta);
-  } else if (!text.empty()) {
-    delta["content"] = delta.value("content", std::string()) + text;
-  }
+  else
+    delta.content += text;
+}
+
+task::TokenLogprob ChoiceStream::token_logprob(int32_t token, float logprob) const {
+  return task::TokenLogprob{token, logprob, tok_.piece(token)};
 }
 
 ChoiceStream::Step ChoiceStream::push(int32_t token, const sampling::Logprobs* logprobs) {
@@ -37,18 +27,16 @@ ChoiceStream::Step ChoiceStream::push(int32_t token, const sampling::Logprobs* l
     step.stopped = true;
   }
   if (logprobs) {
-    Json entry = token_logprob_json(tok_, token, logprobs->chosen.logprob);
-    Json top = Json::array();
+    task::LogprobEntry& entry = step.delta.logprobs.emplace_back();
+    entry.chosen = token_logprob(token, logprobs->chosen.logprob);
     for (const sampling::TokenLogprob& t : logprobs->top)
-      top.push_back(token_logprob_json(tok_, t.token, t.logprob));
-    entry["top_logprobs"] = std::move(top);
-    step.delta["logprobs"] = Json::array({std::move(entry)});
+      entry.top.push_back(token_logprob(t.token, t.logprob));
   }
   return step;
 }
 
-Json ChoiceStream::finish() {
-  Json delta = Json::object();
+task::GenerateEvent ChoiceStream::finish() {
+  task::GenerateEvent delta;
   if (finished_) return delta;
   finished_ = true;
   if (!stopped_) {

@@ -1,7 +1,7 @@
 // The engine API (sdk/include/zen/frontend.h, docs/SERVING.md) in C++: what the frontends
-// call, through the C table in c_api.cpp. Requests are validated, rendered and tokenized on the
-// service's preparation threads, never on the caller's (a frontend's I/O thread); tokens come
-// back as events on the model's engine thread.
+// call, through the C table in c_api.cpp, with the typed tasks of zen/task.h. Requests are
+// checked, rendered and tokenized on the service's preparation threads, never on the caller's
+// (a frontend's I/O thread); tokens come back as events on the model's engine thread.
 #pragma once
 
 #include <chrono>
@@ -46,6 +46,21 @@ struct Embeddings {
 // Gets the vectors or the error (the other null), once, from a preparation thread.
 using EmbedDone = std::function<void(const Embeddings*, const ApiError*)>;
 
+// Text to token ids, or (detokenize) token ids to text.
+struct TokenizeRequest {
+  std::string model;
+  bool detokenize = false;
+  std::string text;
+  bool add_special = true, parse_special = true, with_pieces = false;
+  std::vector<int32_t> tokens;
+};
+struct Tokenized {
+  std::vector<int32_t> tokens;
+  std::vector<std::string> pieces;  // with_pieces: each token's bytes
+  std::string text;                 // detokenize
+};
+using TokenizeDone = std::function<void(const Tokenized*, const ApiError*)>;
+
 class EngineService {
  public:
   EngineService(ModelRegistry& models, LogFn log);
@@ -57,24 +72,20 @@ class EngineService {
 
   nlohmann::json status() const;
   nlohmann::json list_models() const;
-  // Queues a request and returns its id at once; events go to `emit` (the last one with
-  // last = true), an invalid request as one error event {type, error, status} from a
-  // preparation thread. Throws ApiError (no event sent) only when the service is stopping.
-  // A generation ("endpoint" chat or completion) gets start/delta/finish/done; "tokenize" and
-  // "detokenize" get one event {type: "result", result} from the preparation thread: their
-  // text can be megabytes too, so they are worked on there like a prompt.
-  uint64_t submit(std::string_view request_json, EmitFn emit);
+  // Queues a generation and returns its id at once; events go to `emit` (start, delta,
+  // finish, done; the last one with last = true), a refused request as one error event from
+  // a preparation thread. Throws ApiError (no event sent) only when the service is stopping.
+  uint64_t submit(task::GenerateRequest request, EmitFn emit);
   // Ends a request at any stage; unknown or finished ids are ignored.
   void cancel(uint64_t id);
   // Queues an embedding request: texts are tokenized and the model runs on a preparation
   // thread, as prompts are. Throws ApiError (and `done` is not called) only when stopping.
   void embed(EmbedRequest request, EmbedDone done);
+  // Queues a tokenize or detokenize request the same way: text can be megabytes, so it is
+  // worked on there like a prompt.
+  void tokenize(TokenizeRequest request, TokenizeDone done);
   // The zen_task_kind bits model `id` serves; 0 when there is no such model ready.
   uint32_t task_kinds(const std::string& id) const;
-  // The same answers on the caller's thread (the engine API table's synchronous members,
-  // kept for frontends written before submit took these endpoints).
-  Json tokenize(std::string_view request_json) const;
-  Json detokenize(std::string_view request_json) const;
   std::string metrics() const;
   // MCP tools for chat requests (docs/MCP-CLIENT.md, "The tool loop"). Called once, before
   // the frontends start.
@@ -87,22 +98,35 @@ class EngineService {
     bool cancel_requested = false;
     std::shared_ptr<ToolLoop> loop;  // set for a tool loop: the entry lives across its rounds
   };
-  // On a preparation thread: parse, template, tokenize and submit request `id` (or answer a
-  // tokenize/detokenize request).
-  void prepare(uint64_t id, const std::string& request_json, EmitFn emit,
+  // On a preparation thread: check, template, tokenize and submit request `id`.
+  void prepare(uint64_t id, task::GenerateRequest typed, EmitFn emit,
                std::chrono::steady_clock::time_point received);
-  // tokenize/detokenize of a parsed body (without "endpoint").
-  Json tokenize_body(const Json& body) const;
-  Json detokenize_body(const Json& body) const;
+  Tokenized tokenize_now(const TokenizeRequest& r) const;
+  Embeddings embed_now(const EmbedRequest& r) const;
+  // Runs `work` on a preparation thread and hands its result, or the error it threw, to
+  // `done` once. Throws ApiError (and `done` is not called) when the service is stopping.
+  template <class Result, class Work>
+  void answer_on_prep(Work work, std::function<void(const Result*, const ApiError*)> done) {
+    auto task = [work = std::move(work), done = std::move(done)] {
+      try {
+        const Result out = work();
+        done(&out, nullptr);
+      } catch (const ApiError& e) {
+        done(nullptr, &e);
+      } catch (const std::exception& e) {
+        const ApiError internal = ApiError::internal(e.what());
+        done(nullptr, &internal);
+      }
+    };
+    if (!prep_.post(std::move(task)))
+      throw ApiError::unavailable("the server is shutting down", "shutting_down");
+  }
   // One engine request for `r` under `id`. own_entry: a request of its own, whose entry goes
   // with its last event; else a round of tool loop `id` (the loop ends the entry).
   void submit_round(const GenerationRequest& r, std::shared_ptr<ServedModel> model,
                     RequestInfo info, uint64_t id, bool own_entry, EmitFn emit);
-  void submit_tool_loop(uint64_t id, Json body, EmitFn emit,
-                        std::chrono::steady_clock::time_point received);
+  void submit_tool_loop(uint64_t id, GenerationRequest r, RequestInfo info, EmitFn emit);
   void release(uint64_t id);
-  // The served model id a request body names (or the only model), for the hub's "models".
-  std::string hub_model(const Json& body) const;
 
   ModelRegistry& models_;
   LogFn log_;
@@ -113,9 +137,5 @@ class EngineService {
   WorkerThreads tool_threads_;  // the tool loops' MCP calls
   TaskPool prep_{2};            // prepare(): JSON, chat template, tokenizer (also tokenize)
 };
-
-// The request body as JSON; ApiError 400 when it is not JSON or nests deeper than 64 levels
-// (deep nesting is refused before parsing, so hostile input cannot exhaust the stack).
-Json parse_body(std::string_view text);
 
 }  // namespace zen::serving

@@ -2,7 +2,6 @@
 
 #include "api_error.h"
 #include "chat/messages.h"
-#include "chat/tools.h"
 #include "chat_checked.h"
 #include "chat_template.h"
 #include "template/template.h"
@@ -23,6 +22,8 @@ Prompt chat_prompt(const ServedModel& model, const GenerationRequest& r) {
   const chat::ToolFormat format = model.tool_format();
   tmpl::ChatInputs in =
       chat_checked([&] { return chat::chat_inputs(r.messages, r.tools, format); });
+  const chat::ToolChoice choice =
+      chat::tool_choice(r.tool_choice, r.tool_choice_name, !r.tools.empty());
   in.add_generation_prompt = true;
   if (tok.bos() >= 0) in.bos_token = tok.piece(tok.bos());
   if (tok.eos() >= 0) in.eos_token = tok.piece(tok.eos());
@@ -37,12 +38,11 @@ Prompt chat_prompt(const ServedModel& model, const GenerationRequest& r) {
 
   OutputSpec out;
   out.format = format;
-  out.tool_names = chat::allowed_tool_names(r.tool_choice, r.tool_names);
+  out.tool_names = chat::allowed_tool_names(choice, r.tool_names);
   out.parallel_tool_calls = r.parallel_tool_calls;
   out.reasoning = wants_reasoning(model, r);
   out.starts_in_reasoning = out.reasoning && chat::prompt_opens_reasoning(text);
-  const chat::ForcedPrefix prefix =
-      chat::forced_prefix(format, r.tool_choice, out.starts_in_reasoning);
+  const chat::ForcedPrefix prefix = chat::forced_prefix(format, choice, out.starts_in_reasoning);
   if (!prefix.available)
     throw ApiError::invalid("tool_choice", "this 'tool_choice' is not supported for model '" +
                                                model.id() + "': its tool-call format (" +
@@ -56,8 +56,8 @@ Prompt chat_prompt(const ServedModel& model, const GenerationRequest& r) {
 Prompt completion_prompt(const ServedModel& model, const GenerationRequest& r) {
   const tokenizer::Tokenizer& tok = model.tokenizer();
   Prompt p;
-  if (r.prompt_text) {
-    p.tokens = tok.encode(*r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
+  if (r.prompt_tokens.empty()) {
+    p.tokens = tok.encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
   } else {
     for (int32_t id : r.prompt_tokens)
       if (id >= tok.n_vocab())
@@ -72,11 +72,8 @@ Prompt completion_prompt(const ServedModel& model, const GenerationRequest& r) {
 }  // namespace
 
 Prompt build_prompt(const ServedModel& model, const GenerationRequest& request) {
-  Prompt p = request.endpoint == Endpoint::kChat ? chat_prompt(model, request)
-                                                 : completion_prompt(model, request);
-  if (p.tokens.empty())
-    throw ApiError::invalid(request.endpoint == Endpoint::kChat ? "messages" : "prompt",
-                            "the prompt is empty");
+  Prompt p = request.chat ? chat_prompt(model, request) : completion_prompt(model, request);
+  if (p.tokens.empty()) throw ApiError::invalid(request.prompt_member(), "the prompt is empty");
   return p;
 }
 

@@ -1,14 +1,14 @@
-// A generation request as the engine API receives it (the OpenAI body plus "endpoint" and
-// "stream"), checked field by field with OpenAI's semantics. Everything that can be checked
-// without the model is checked here; a wrong field is an ApiError 400 naming it.
+// A generation request as the engine works on it: the typed request of zen/task.h (its
+// protocol checked by the frontend that sent it) with what the engine derives from it: sampler
+// parameters, the tool names and choice, the template's extra variables.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <zen/task.hpp>
 
 #include "chat/tools.h"
 #include "sampler/params.h"
@@ -18,38 +18,39 @@ namespace zen::serving {
 // Ordered: the template renders tools and arguments in the client's key order.
 using Json = nlohmann::ordered_json;
 
-enum class Endpoint { kChat, kCompletion };
-
-// OpenAI's limits that the engine keeps.
-inline constexpr int kMaxChoices = 16;
-inline constexpr int kMaxTopLogprobs = 20;
+// The engine's own limits on one request (a frontend may keep tighter ones).
+inline constexpr uint32_t kMaxChoices = 16;
 inline constexpr size_t kMaxStopStrings = 16;
 
 struct GenerationRequest {
-  Endpoint endpoint = Endpoint::kChat;
+  bool chat = true;   // messages through the chat template; else the prompt as it is
   std::string model;  // "" = the only model served
+  std::string tag;    // the frontend's name for it, for log lines
 
-  sampling::Params sampling;  // OpenAI defaults: temperature 1, top_p 1, nothing else
-  int32_t max_tokens = -1;    // -1: until the context ends
+  sampling::Params sampling;
+  int32_t max_tokens = -1;  // -1: until the context ends
   int32_t n = 1;
   std::vector<std::string> stop;
   bool ignore_eos = false;
 
-  // chat: messages as sent (core/chat checks and converts them for the template)
-  Json messages = Json::array();
-  Json tools;  // null, or an array of {"type": "function", "function": {...}}, checked
+  // chat
+  std::vector<task::Message> messages;
+  std::vector<task::Tool> tools;
   std::vector<std::string> tool_names;
-  chat::ToolChoice tool_choice;
+  zen_tool_choice tool_choice = ZEN_TOOL_CHOICE_AUTO;  // as asked: "auto" without tools is none
+  std::string tool_choice_name;
   bool parallel_tool_calls = true;
-  Json template_kwargs = Json::object();  // chat_template_kwargs (enable_thinking, ...)
+  Json template_kwargs = Json::object();  // enable_thinking, ...
 
   // completion: text, or token ids
-  std::optional<std::string> prompt_text;
+  std::string prompt_text;
   std::vector<int32_t> prompt_tokens;
+
+  // The member the prompt came in, for errors about it.
+  const char* prompt_member() const { return chat ? "messages" : "prompt"; }
 };
 
-// Throws ApiError 400 naming the first bad field. Fields it does not know are refused too
-// ("Unrecognized request argument supplied: foo"), so a typo never silently does nothing.
-GenerationRequest parse_generation_request(const Json& body);
+// Throws ApiError (invalid) for what breaks the engine's own limits.
+GenerationRequest generation_request(task::GenerateRequest typed);
 
 }  // namespace zen::serving

@@ -15,21 +15,21 @@ RequestSink::RequestSink(RequestInfo info, std::vector<std::unique_ptr<ChoiceStr
       log_(std::move(log)),
       released_(std::move(released)) {}
 
-void RequestSink::send(Json event, bool last) {
+void RequestSink::send(task::GenerateEvent event, bool last) {
   if (!started_) {
     started_ = true;
-    emit_(Json{{"type", "start"},
-               {"id", info_.id},
-               {"created", info_.created},
-               {"model", info_.model}},
-          false);
+    task::GenerateEvent start;
+    start.kind = ZEN_EVENT_START;
+    start.model = info_.model;
+    start.created = info_.created;
+    emit_(start, false);
   }
   emit_(event, last);
 }
 
-void RequestSink::send_delta(int choice, Json&& delta) {
-  delta["type"] = "delta";
-  delta["choice"] = choice;
+void RequestSink::send_delta(int choice, task::GenerateEvent&& delta) {
+  delta.kind = ZEN_EVENT_DELTA;
+  delta.choice = static_cast<uint32_t>(choice);
   send(std::move(delta), false);
 }
 
@@ -42,47 +42,46 @@ bool RequestSink::on_token(int choice, int32_t token, const sampling::Logprobs* 
   ChoiceStream* s = stream(choice);
   if (!s) return false;
   ChoiceStream::Step step = s->push(token, logprobs);
-  if (!step.delta.empty()) send_delta(choice, std::move(step.delta));
+  if (!step.delta.empty_delta()) send_delta(choice, std::move(step.delta));
   return !step.stopped;
 }
 
 void RequestSink::on_finish(int choice, engine::Finish reason, const std::string& error) {
   ChoiceStream* s = stream(choice);
   if (!s) return;
-  if (Json rest = s->finish(); !rest.empty()) send_delta(choice, std::move(rest));
-  std::string why;
+  if (task::GenerateEvent rest = s->finish(); !rest.empty_delta())
+    send_delta(choice, std::move(rest));
+  task::GenerateEvent event;
+  event.kind = ZEN_EVENT_FINISH;
+  event.choice = static_cast<uint32_t>(choice);
   switch (reason) {
     case engine::Finish::kStop:
-      why = s->has_tool_calls() ? "tool_calls" : "stop";
+      event.finish_reason = s->has_tool_calls() ? ZEN_FINISH_TOOL_CALLS : ZEN_FINISH_STOP;
       break;
     case engine::Finish::kLength:
-      why = "length";
+      event.finish_reason = ZEN_FINISH_LENGTH;
       break;
     case engine::Finish::kCancelled:
-      why = "cancelled";
-      if (!cancel_logged_ && log_) log_(info_.id + " cancelled: sequence freed");
+      event.finish_reason = ZEN_FINISH_CANCELLED;
+      if (!cancel_logged_ && log_) log_(info_.tag + " cancelled: sequence freed");
       cancel_logged_ = true;
       break;
     case engine::Finish::kError:
-      why = "error";
+      event.finish_reason = ZEN_FINISH_ERROR;
+      event.error = ApiError::internal(error.empty() ? "generation failed" : error).task_error();
       break;
   }
-  finish_reasons_[static_cast<size_t>(choice)] = why;
-  Json event = {{"type", "finish"}, {"choice", choice}, {"finish_reason", why}};
-  if (reason == engine::Finish::kError)
-    event["error"] = ApiError::internal(error.empty() ? "generation failed" : error).error_object();
+  finish_reasons_[static_cast<size_t>(choice)] = task::finish_name(event.finish_reason);
   send(std::move(event), false);
 }
 
 void RequestSink::on_done(const engine::Usage& usage) {
-  const uint32_t total = usage.prompt_tokens + usage.completion_tokens;
-  send(Json{{"type", "done"},
-            {"usage",
-             {{"prompt_tokens", usage.prompt_tokens},
-              {"completion_tokens", usage.completion_tokens},
-              {"total_tokens", total},
-              {"prompt_tokens_details", {{"cached_tokens", usage.cached_tokens}}}}}},
-       true);
+  task::GenerateEvent done;
+  done.kind = ZEN_EVENT_DONE;
+  done.prompt_tokens = usage.prompt_tokens;
+  done.completion_tokens = usage.completion_tokens;
+  done.cached_tokens = usage.cached_tokens;
+  send(std::move(done), true);
   if (log_) {
     std::string reasons;
     for (const std::string& r : finish_reasons_) reasons += (reasons.empty() ? "" : ",") + r;
@@ -90,7 +89,7 @@ void RequestSink::on_done(const engine::Usage& usage) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - info_.received).count();
     char line[512];
     std::snprintf(line, sizeof line, "%s %s: prompt %u (cached %u), completion %u, %s, %.2f s",
-                  info_.id.c_str(), info_.model.c_str(), usage.prompt_tokens, usage.cached_tokens,
+                  info_.tag.c_str(), info_.model.c_str(), usage.prompt_tokens, usage.cached_tokens,
                   usage.completion_tokens, reasons.c_str(), seconds);
     log_(line);
   }

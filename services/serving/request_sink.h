@@ -1,5 +1,5 @@
-// The engine's Sink for one API request: turns each choice's tokens into the JSON events of the
-// engine API (start, delta, finish, done; docs/SERVING.md) and logs the request's end. Every
+// The engine's Sink for one API request: turns each choice's tokens into the typed events of
+// the generate task (start, delta, finish, done; zen/task.h) and logs the request's end. Every
 // call arrives on the engine thread, so no state here needs a lock.
 #pragma once
 
@@ -16,12 +16,12 @@
 
 namespace zen::serving {
 
-using EmitFn = std::function<void(const Json& event, bool last)>;
+using EmitFn = std::function<void(const task::GenerateEvent& event, bool last)>;
 using LogFn = std::function<void(const std::string& line)>;
 
 struct RequestInfo {
-  std::string id;     // "chatcmpl-…" / "cmpl-…"
-  std::string model;  // the id the client used
+  std::string tag;    // the frontend's name for the request ("chatcmpl-…"), for log lines
+  std::string model;  // the served model's id
   int64_t created = 0;
   std::chrono::steady_clock::time_point received;
 };
@@ -37,8 +37,8 @@ class RequestSink : public engine::Sink {
   void on_done(const engine::Usage& usage) override;
 
  private:
-  void send(Json event, bool last);           // "start" goes first, once
-  void send_delta(int choice, Json&& delta);  // a "delta" event for this choice
+  void send(task::GenerateEvent event, bool last);  // "start" goes first, once
+  void send_delta(int choice, task::GenerateEvent&& delta);
   ChoiceStream* stream(int choice);
 
   RequestInfo info_;

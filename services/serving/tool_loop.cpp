@@ -10,13 +10,6 @@
 namespace zen::serving {
 namespace {
 
-// A delta worth sending: something besides its "type" and "choice".
-bool has_payload(const Json& delta) {
-  for (const char* key : {"content", "reasoning_content", "tool_calls", "logprobs"})
-    if (delta.contains(key)) return true;
-  return false;
-}
-
 // The first line of a tool's text, short enough for a log line.
 std::string log_reason(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
@@ -34,54 +27,51 @@ nlohmann::json arguments_object(const std::string& text) {
 
 }  // namespace
 
-bool add_hub_tools(Json& body, const mcp::ToolHub& hub, const std::string& model) {
-  if (!body.is_object() || body.value("endpoint", Json()) != "chat") return false;
-  // As ordered JSON, like the request's own (the template renders keys in their order).
-  const Json hub_tools = Json::parse(
-      hub.openai_tools(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+bool add_hub_tools(GenerationRequest& request, const mcp::ToolHub& hub, const std::string& model) {
+  if (!request.chat) return false;
+  const nlohmann::json hub_tools = hub.openai_tools(model);
   if (!hub_tools.is_array() || hub_tools.empty()) return false;
-  Json tools = body.value("tools", Json());
-  if (tools.is_null()) tools = Json::array();
-  if (!tools.is_array()) return false;  // parse_generation_request names the error
-  if (const Json n = body.value("n", Json()); n.is_number_integer() && n.get<int64_t>() > 1)
+  if (request.n > 1)
     throw ApiError::invalid("n",
                             "'n' must be 1 with this server's MCP tools (each choice would run "
                             "tool calls of its own)");
-  for (const Json& tool : tools) {
-    const Json* fn = tool.is_object() && tool.contains("function") ? &tool["function"] : nullptr;
-    if (!fn || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) continue;
-    const std::string name = (*fn)["name"].get<std::string>();
-    if (hub.owns(name, model))
-      throw ApiError::invalid(
-          "tools", "'tools' defines '" + name + "', the name of one of this server's MCP tools");
+  for (const task::Tool& tool : request.tools)
+    if (hub.owns(tool.name, model))
+      throw ApiError::invalid("tools", "'tools' defines '" + tool.name +
+                                           "', the name of one of this server's MCP tools");
+  const auto text = [](const nlohmann::json& j) {
+    return j.is_null()     ? std::string()
+           : j.is_string() ? j.get<std::string>()
+                           : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  for (const nlohmann::json& tool : hub_tools) {
+    const nlohmann::json& fn = tool.at("function");
+    request.tools.push_back(task::Tool{fn.at("name").get<std::string>(),
+                                       text(fn.value("description", nlohmann::json())),
+                                       text(fn.value("parameters", nlohmann::json()))});
+    request.tool_names.push_back(request.tools.back().name);
   }
-  for (const Json& tool : hub_tools) tools.push_back(tool);
-  body["tools"] = std::move(tools);
   return true;
 }
 
-ToolLoop::ToolLoop(Json body, std::string api_id, EmitFn emit, Services services)
-    : body_(std::move(body)),
-      api_id_(std::move(api_id)),
+ToolLoop::ToolLoop(GenerationRequest request, EmitFn emit, Services services)
+    : request_(std::move(request)),
       emit_(std::move(emit)),
       services_(std::move(services)),
-      messages_(body_.value("messages", Json())) {}
+      messages_(request_.messages) {}
 
-void ToolLoop::start() {
-  const Json body = round_body();
-  services_.submit(body, round_emit());
-}
+void ToolLoop::start() { services_.submit(round_request(), round_emit()); }
 
-// The body of the next round: the conversation so far; a forced tool_choice forced the first
-// round only, and after max_rounds executed rounds the model must answer.
-Json ToolLoop::round_body() const {
-  Json body = body_;
-  body["messages"] = messages_;
+// The next round: the conversation so far; a forced tool_choice forced the first round only,
+// and after max_rounds executed rounds the model must answer.
+GenerationRequest ToolLoop::round_request() const {
+  GenerationRequest r = request_;
+  r.messages = messages_;
   if (executed_rounds_ >= services_.hub->max_rounds())
-    body["tool_choice"] = "none";
-  else if (executed_rounds_ > 0 && body.contains("tool_choice") && body["tool_choice"] != "none")
-    body["tool_choice"] = "auto";
-  return body;
+    r.tool_choice = ZEN_TOOL_CHOICE_NONE;
+  else if (executed_rounds_ > 0 && r.tool_choice != ZEN_TOOL_CHOICE_NONE)
+    r.tool_choice = ZEN_TOOL_CHOICE_AUTO;
+  return r;
 }
 
 EmitFn ToolLoop::round_emit() {
@@ -90,83 +80,71 @@ EmitFn ToolLoop::round_emit() {
   client_calls_ = 0;
   content_.clear();
   run_tools_ = false;
-  return [self = shared_from_this()](const Json& event, bool last) { self->on_event(event, last); };
+  return [self = shared_from_this()](const task::GenerateEvent& event, bool last) {
+    self->on_event(event, last);
+  };
 }
 
-void ToolLoop::on_event(const Json& event, bool last) {
+void ToolLoop::on_event(const task::GenerateEvent& event, bool last) {
   if (ended_) return;
-  const std::string type = event.value("type", "");
-  if (type == "done") {
-    on_round_done(event);
-    return;
-  }
-  if (type == "start") {
-    if (!started_) emit(event, last);  // the first round's: later rounds continue the answer
-    started_ = true;
-  } else if (type == "delta") {
-    Json delta = event;
-    if (auto it = delta.find("content"); it != delta.end() && it->is_string())
-      content_ += it->get<std::string>();
-    if (auto it = delta.find("tool_calls"); it != delta.end()) {
-      Json shown = visible_calls(*it);
-      if (shown.empty())
-        delta.erase("tool_calls");
-      else
-        *it = std::move(shown);
+  switch (event.kind) {
+    case ZEN_EVENT_DONE:
+      on_round_done(event);
+      return;
+    case ZEN_EVENT_START:
+      if (!started_) emit(event, last);  // the first round's: later rounds continue the answer
+      started_ = true;
+      return;
+    case ZEN_EVENT_DELTA: {
+      content_ += event.content;
+      task::GenerateEvent delta = event;
+      delta.tool_calls = visible_calls(event.tool_calls);
+      if (!delta.empty_delta() || last) emit(delta, last);
+      return;
     }
-    if (has_payload(delta) || last) emit(std::move(delta), last);
-  } else if (type == "finish") {
-    if (!mcp_calls_.empty() && client_calls_ > 0)
-      log(api_id_ + " mcp: " + std::to_string(mcp_calls_.size()) +
-          " MCP call(s) dropped: the answer also calls the client's tools");
-    run_tools_ = event.value("finish_reason", "") == "tool_calls" && !mcp_calls_.empty() &&
-                 client_calls_ == 0;
-    if (!run_tools_ || last) emit(event, last);
-  } else {
-    emit(event, last);  // anything else (an error) passes as it is
+    case ZEN_EVENT_FINISH:
+      if (!mcp_calls_.empty() && client_calls_ > 0)
+        log(request_.tag + " mcp: " + std::to_string(mcp_calls_.size()) +
+            " MCP call(s) dropped: the answer also calls the client's tools");
+      run_tools_ =
+          event.finish_reason == ZEN_FINISH_TOOL_CALLS && !mcp_calls_.empty() && client_calls_ == 0;
+      if (!run_tools_ || last) emit(event, last);
+      return;
+    default:
+      emit(event, last);  // anything else (an error) passes as it is
   }
 }
 
-Json ToolLoop::visible_calls(const Json& calls) {
-  Json shown = Json::array();
-  if (!calls.is_array()) return shown;
-  for (const Json& entry : calls) {
-    if (!entry.is_object()) continue;
-    const Json* fn =
-        entry.contains("function") && entry["function"].is_object() ? &entry["function"] : nullptr;
-    const int index = entry.value("index", 0);
-    auto it = calls_.find(index);
-    if (it == calls_.end()) {  // the call's first delta: it names the function
+std::vector<task::ToolCallDelta> ToolLoop::visible_calls(
+    const std::vector<task::ToolCallDelta>& calls) {
+  std::vector<task::ToolCallDelta> shown;
+  for (const task::ToolCallDelta& piece : calls) {
+    auto it = calls_.find(piece.index);
+    if (it == calls_.end()) {  // the call's first piece: it names the function
       Call call;
-      call.id = entry.value("id", "");
-      if (fn) call.name = fn->value("name", "");
+      call.id = piece.id;
+      call.name = piece.name;
       call.mcp = services_.hub->owns(call.name, services_.model);
       if (!call.mcp) call.client_index = client_calls_++;
-      it = calls_.emplace(index, std::move(call)).first;
+      it = calls_.emplace(piece.index, std::move(call)).first;
       if (it->second.mcp) mcp_calls_.push_back(&it->second);
     }
     Call& call = it->second;
-    if (fn && fn->contains("arguments") && (*fn)["arguments"].is_string())
-      call.arguments += (*fn)["arguments"].get<std::string>();
+    call.arguments += piece.arguments;
     if (call.mcp) continue;
-    Json out = entry;
-    out["index"] = call.client_index;
+    task::ToolCallDelta out = piece;
+    out.index = call.client_index;
     shown.push_back(std::move(out));
   }
   return shown;
 }
 
-void ToolLoop::on_round_done(const Json& done) {
-  if (const Json* u = done.contains("usage") ? &done["usage"] : nullptr; u && u->is_object()) {
-    prompt_tokens_ += u->value("prompt_tokens", uint64_t{0});
-    completion_tokens_ += u->value("completion_tokens", uint64_t{0});
-    if (u->contains("prompt_tokens_details") && u->at("prompt_tokens_details").is_object())
-      cached_tokens_ += u->at("prompt_tokens_details").value("cached_tokens", uint64_t{0});
-  }
+void ToolLoop::on_round_done(const task::GenerateEvent& done) {
+  prompt_tokens_ += done.prompt_tokens;
+  completion_tokens_ += done.completion_tokens;
+  cached_tokens_ += done.cached_tokens;
   if (!run_tools_) {
-    Json event = done;
-    event["usage"] = usage();
-    emit(std::move(event), true);
+    emit(done_event(), true);
     return;
   }
   if (cancelled_) {
@@ -200,7 +178,7 @@ void ToolLoop::run_call(size_t index) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   char took[32];
   std::snprintf(took, sizeof took, "%.2f s", seconds);
-  log(api_id_ + " mcp " + call.name + " " + took +
+  log(request_.tag + " mcp " + call.name + " " + took +
       (result.is_error ? " error: " + log_reason(result.text) : std::string(" ok")));
   if (pending_calls_.fetch_sub(1) == 1) next_round();  // the round's last call goes on
 }
@@ -210,25 +188,24 @@ void ToolLoop::next_round() {
     end_cancelled();
     return;
   }
-  Json calls = Json::array();
+  task::Message assistant = task::Message::text(ZEN_ROLE_ASSISTANT, content_);
+  if (content_.empty()) assistant.content.clear();
   for (const Call* c : mcp_calls_) {
     // Arguments that are not an object would make the template refuse the next round; the
     // tool message says what was wrong with them.
     const std::string arguments = arguments_object(c->arguments).is_null() ? "{}" : c->arguments;
-    calls.push_back(Json{{"id", c->id},
-                         {"type", "function"},
-                         {"function", {{"name", c->name}, {"arguments", arguments}}}});
+    assistant.tool_calls.push_back(task::ToolCall{c->id, c->name, arguments});
   }
-  messages_.push_back(Json{{"role", "assistant"},
-                           {"content", content_.empty() ? Json(nullptr) : Json(content_)},
-                           {"tool_calls", std::move(calls)}});
-  for (const Call* c : mcp_calls_)
-    messages_.push_back(Json{{"role", "tool"}, {"tool_call_id", c->id}, {"content", c->result}});
+  messages_.push_back(std::move(assistant));
+  for (const Call* c : mcp_calls_) {
+    task::Message result = task::Message::text(ZEN_ROLE_TOOL, c->result);
+    result.tool_call_id = c->id;
+    messages_.push_back(std::move(result));
+  }
   ++executed_rounds_;
 
-  const Json body = round_body();
   try {
-    services_.submit(body, round_emit());
+    services_.submit(round_request(), round_emit());
   } catch (const ApiError& e) {
     if (cancelled_) {
       end_cancelled();  // the service is going away: its engines refuse new rounds
@@ -240,14 +217,16 @@ void ToolLoop::next_round() {
   }
 }
 
-Json ToolLoop::usage() const {
-  return Json{{"prompt_tokens", prompt_tokens_},
-              {"completion_tokens", completion_tokens_},
-              {"total_tokens", prompt_tokens_ + completion_tokens_},
-              {"prompt_tokens_details", {{"cached_tokens", cached_tokens_}}}};
+task::GenerateEvent ToolLoop::done_event() const {
+  task::GenerateEvent done;
+  done.kind = ZEN_EVENT_DONE;
+  done.prompt_tokens = prompt_tokens_;
+  done.completion_tokens = completion_tokens_;
+  done.cached_tokens = cached_tokens_;
+  return done;
 }
 
-void ToolLoop::emit(Json event, bool last) {
+void ToolLoop::emit(const task::GenerateEvent& event, bool last) {
   if (ended_) return;
   ended_ = last;
   emit_(event, last);
@@ -255,17 +234,20 @@ void ToolLoop::emit(Json event, bool last) {
 }
 
 void ToolLoop::end_cancelled() {
-  log(api_id_ + " cancelled: during MCP tool calls");
-  emit(Json{{"type", "finish"}, {"choice", 0}, {"finish_reason", "cancelled"}}, false);
-  emit(Json{{"type", "done"}, {"usage", usage()}}, true);
+  log(request_.tag + " cancelled: during MCP tool calls");
+  task::GenerateEvent finish;
+  finish.kind = ZEN_EVENT_FINISH;
+  finish.finish_reason = ZEN_FINISH_CANCELLED;
+  emit(finish, false);
+  emit(done_event(), true);
 }
 
 void ToolLoop::end_failed(const ApiError& error) {
-  log(api_id_ + " failed after MCP tool calls: " + error.what());
-  Json event = {{"type", "error"}};
-  const nlohmann::json body = error.to_json();  // named: items() does not keep it alive
-  for (const auto& [key, value] : body.items()) event[key] = value;
-  emit(std::move(event), true);
+  log(request_.tag + " failed after MCP tool calls: " + error.what());
+  task::GenerateEvent failed;
+  failed.kind = ZEN_EVENT_ERROR;
+  failed.error = error.task_error();
+  emit(failed, true);
 }
 
 void ToolLoop::log(const std::string& line) const {

@@ -32,16 +32,16 @@ class ApiError;
 class WorkerThreads;
 
 // Adds the hub's tools that `model` (the served model id the request resolved to) is offered
-// to a chat request body (after the request's own). False, with the body unchanged, when the
+// to a chat request (after the request's own). False, with the request unchanged, when the
 // loop does not apply: not a chat request, or no hub tool for this model. ApiError 400 for
 // n > 1 or a request tool named like an MCP tool.
-bool add_hub_tools(Json& body, const mcp::ToolHub& hub, const std::string& model);
+bool add_hub_tools(GenerationRequest& request, const mcp::ToolHub& hub, const std::string& model);
 
 class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
  public:
-  // Submits one round's body as an engine request under the loop's id, its events to `emit`.
+  // Submits one round as an engine request under the loop's id, its events to `emit`.
   // Throws ApiError when the round cannot start.
-  using SubmitRound = std::function<void(const Json& body, EmitFn emit)>;
+  using SubmitRound = std::function<void(const GenerationRequest& round, EmitFn emit)>;
 
   struct Services {
     std::shared_ptr<mcp::ToolHub> hub;
@@ -52,9 +52,8 @@ class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
     std::function<void()> ended;  // after the last event
   };
 
-  // `body`: the chat request with the hub's tools added; `api_id`: the id the client sees
-  // (for the log lines).
-  ToolLoop(Json body, std::string api_id, EmitFn emit, Services services);
+  // `request`: the chat request with the hub's tools added (its tag names it in log lines).
+  ToolLoop(GenerationRequest request, EmitFn emit, Services services);
 
   // Submits the first round on the caller's thread; throws its ApiError (no event sent then).
   void start();
@@ -66,27 +65,27 @@ class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
  private:
   struct Call {
     bool mcp = false;
-    int client_index = 0;
+    uint32_t client_index = 0;
     std::string id, name, arguments;
     std::string result;  // the tool message's content once it ran
   };
 
   EmitFn round_emit();
-  void on_event(const Json& event, bool last);  // engine thread
-  Json visible_calls(const Json& calls);        // the client's calls, renumbered
-  void on_round_done(const Json& done);
+  void on_event(const task::GenerateEvent& event, bool last);  // engine thread
+  // The client's calls of this delta, renumbered; the hub's are kept for the round's end.
+  std::vector<task::ToolCallDelta> visible_calls(const std::vector<task::ToolCallDelta>& calls);
+  void on_round_done(const task::GenerateEvent& done);
   mcp::ToolCallResult call_tool(const Call& call);
   void run_call(size_t index);  // worker thread
   void next_round();            // worker thread, after the round's last call
-  Json round_body() const;
-  Json usage() const;  // every round's
-  void emit(Json event, bool last);
+  GenerationRequest round_request() const;
+  task::GenerateEvent done_event() const;  // usage of every round
+  void emit(const task::GenerateEvent& event, bool last);
   void end_cancelled();
   void end_failed(const ApiError& error);
   void log(const std::string& line) const;
 
-  Json body_;
-  const std::string api_id_;
+  GenerationRequest request_;
   EmitFn emit_;
   Services services_;
   std::atomic<bool> cancelled_{false};
@@ -94,15 +93,15 @@ class ToolLoop : public std::enable_shared_from_this<ToolLoop> {
 
   // Whole loop (touched by one thread at a time: the engine thread during a round, then the
   // worker threads of its calls, handed over through thread start and the engine's queue).
-  Json messages_;
+  std::vector<task::Message> messages_;
   int executed_rounds_ = 0;
   uint64_t prompt_tokens_ = 0, completion_tokens_ = 0, cached_tokens_ = 0;
   bool started_ = false;
 
   // The current round.
-  std::map<int, Call> calls_;  // by the round's own call index
+  std::map<uint32_t, Call> calls_;  // by the round's own call index
   std::vector<Call*> mcp_calls_;
-  int client_calls_ = 0;
+  uint32_t client_calls_ = 0;
   std::string content_;     // the assistant text of this round (for its message)
   bool run_tools_ = false;  // the round ended with MCP calls only: run them, go on
   std::atomic<size_t> pending_calls_{0};

@@ -84,16 +84,33 @@ static_assert(offsetof(zen_arch_v1, model_kind) == 72);  // ABI 1.4
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
 static_assert(offsetof(zen_arch_v1, build_graph) == 56);
-static_assert(sizeof(zen_engine_api) == 96);
+static_assert(sizeof(zen_engine_api) == 136);
 static_assert(offsetof(zen_engine_api, free_string) == 64);
-static_assert(offsetof(zen_engine_api, status) == 72);        // ABI 1.2
-static_assert(offsetof(zen_engine_api, task_kinds) == 80);    // ABI 1.4
-static_assert(offsetof(zen_engine_api, submit_embed) == 88);  // ABI 1.4
+static_assert(offsetof(zen_engine_api, status) == 72);           // ABI 1.2
+static_assert(offsetof(zen_engine_api, task_kinds) == 80);       // ABI 1.4
+static_assert(offsetof(zen_engine_api, submit_embed) == 88);     // ABI 1.4
+static_assert(offsetof(zen_engine_api, submit_generate) == 96);  // ABI 1.5
+static_assert(offsetof(zen_engine_api, submit_speech) == 128);   // ABI 1.5
+static_assert(sizeof(zen_generate_request) == 240);
+static_assert(offsetof(zen_generate_request, messages) == 40);
+static_assert(offsetof(zen_generate_request, temperature) == 168);
+static_assert(offsetof(zen_generate_request, top_logprobs) == 236);
+static_assert(sizeof(zen_generate_event) == 128);
+static_assert(offsetof(zen_generate_event, error) == 120);
+static_assert(sizeof(zen_chat_message) == 88);  // array elements: frozen
+static_assert(sizeof(zen_content_part) == 56);
+static_assert(sizeof(zen_tool_call) == 48);
+static_assert(sizeof(zen_tool) == 48);
+static_assert(sizeof(zen_logprob_entry) == 40);
+static_assert(sizeof(zen_tool_call_delta) == 56);
+static_assert(sizeof(zen_tokenize_request) == 64);
+static_assert(sizeof(zen_tokenize_result) == 48);
 static_assert(sizeof(zen_embed_request) == 32);
 static_assert(offsetof(zen_embed_request, normalize) == 28);
 static_assert(sizeof(zen_embed_result) == 32);
 static_assert(sizeof(zen_embed_input) == 32);
-static_assert(sizeof(zen_task_error) == 32);
+static_assert(sizeof(zen_task_error) == 48);
+static_assert(offsetof(zen_task_error, code) == 32);  // ABI 1.5
 static_assert(sizeof(zen_frontend_v1) == 32);
 static_assert(offsetof(zen_frontend_v1, address) == 24);  // ABI 1.2
 
@@ -105,6 +122,9 @@ TEST(AbiLayout, CCompilerAgrees) {
   EXPECT_EQ(zen_c_layout(4), sizeof(zen_host_api));
   EXPECT_EQ(zen_c_layout(5), offsetof(zen_tensor, name));
   EXPECT_EQ(zen_c_layout(6), sizeof(zen_arch_v1));
+  EXPECT_EQ(zen_c_layout(7), sizeof(zen_generate_request));
+  EXPECT_EQ(zen_c_layout(8), sizeof(zen_generate_event));
+  EXPECT_EQ(zen_c_layout(9), sizeof(zen_chat_message));
 }
 
 TEST(AbiLayout, HasMemberRespectsStructSize) {

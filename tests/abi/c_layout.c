@@ -22,6 +22,12 @@ size_t zen_c_layout(int which) {
       return offsetof(zen_tensor, name);
     case 6:
       return sizeof(zen_arch_v1);
+    case 7:
+      return sizeof(zen_generate_request);
+    case 8:
+      return sizeof(zen_generate_event);
+    case 9:
+      return sizeof(zen_chat_message);
   }
   return 0;
 }

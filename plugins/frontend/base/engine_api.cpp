@@ -3,8 +3,8 @@
 namespace zen::http {
 
 EngineApi::EngineApi(const zen_engine_api* api, zen_engine* engine) : api_(api), engine_(engine) {
-  if (!api_ || !api_->submit || !api_->cancel || !api_->free_string)
-    throw std::invalid_argument("the host's engine API table lacks submit/cancel/free_string");
+  if (!api_ || !api_->cancel || !api_->free_string)
+    throw std::invalid_argument("the host's engine API table lacks cancel/free_string");
 }
 
 std::string EngineApi::take(char* s, const char* what) const {
@@ -29,16 +29,19 @@ std::optional<std::string> EngineApi::status() const {
   return take(api_->status(engine_), "status");
 }
 
-zen_status EngineApi::submit(const std::string& request_json, zen_event_cb cb, void* user,
-                             uint64_t* id) const {
-  return api_->submit(engine_, request_json.c_str(), cb, user, id);
-}
-
 void EngineApi::cancel(uint64_t id) const { api_->cancel(engine_, id); }
 
 bool EngineApi::has_tasks() const {
   return ZEN_HAS_MEMBER(api_, zen_engine_api, submit_embed) && api_->task_kinds &&
          api_->submit_embed;
+}
+
+bool EngineApi::has_generate() const {
+  return ZEN_HAS_MEMBER(api_, zen_engine_api, submit_generate) && api_->submit_generate;
+}
+
+bool EngineApi::has_tokenize() const {
+  return ZEN_HAS_MEMBER(api_, zen_engine_api, submit_tokenize) && api_->submit_tokenize;
 }
 
 uint32_t EngineApi::task_kinds(const std::string& model) const {
@@ -49,6 +52,18 @@ zen_status EngineApi::submit_embed(const zen_embed_request& request, zen_embed_c
                                    uint64_t* id) const {
   if (!has_tasks()) return ZEN_ERR_UNSUPPORTED;
   return api_->submit_embed(engine_, &request, cb, user, id);
+}
+
+zen_status EngineApi::submit_generate(const zen_generate_request& request, zen_generate_cb cb,
+                                      void* user, uint64_t* id) const {
+  if (!has_generate()) return ZEN_ERR_UNSUPPORTED;
+  return api_->submit_generate(engine_, &request, cb, user, id);
+}
+
+zen_status EngineApi::submit_tokenize(const zen_tokenize_request& request, zen_tokenize_cb cb,
+                                      void* user, uint64_t* id) const {
+  if (!has_tokenize()) return ZEN_ERR_UNSUPPORTED;
+  return api_->submit_tokenize(engine_, &request, cb, user, id);
 }
 
 }  // namespace zen::http

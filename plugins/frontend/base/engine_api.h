@@ -1,5 +1,6 @@
 // C++ face of the host's engine API table (zen/frontend.h): host-allocated strings become
-// std::string, a missing answer becomes an exception. Thread-safe as the table is.
+// std::string, a missing answer becomes an exception, typed tasks a host predates report
+// ZEN_ERR_UNSUPPORTED without calling back. Thread-safe as the table is.
 #pragma once
 
 #include <zen/frontend.h>
@@ -24,14 +25,19 @@ class EngineApi {
   // status() arrived in a later minor version of the table: nullopt when the host lacks it.
   std::optional<std::string> status() const;
 
-  zen_status submit(const std::string& request_json, zen_event_cb cb, void* user,
-                    uint64_t* id) const;
-  // Typed tasks (ABI 1.4, zen/task.h): false when the host predates them.
+  // Typed tasks (zen/task.h): embeddings since ABI 1.4, generation and tokenizing since 1.5.
   bool has_tasks() const;
+  bool has_generate() const;
+  bool has_tokenize() const;
   // The zen_task_kind bits a model serves (0: unknown model, or a host without tasks).
   uint32_t task_kinds(const std::string& model) const;
+  // Each returns ZEN_ERR_UNSUPPORTED, without calling cb, when the host lacks the task.
   zen_status submit_embed(const zen_embed_request& request, zen_embed_cb cb, void* user,
                           uint64_t* id) const;
+  zen_status submit_generate(const zen_generate_request& request, zen_generate_cb cb, void* user,
+                             uint64_t* id) const;
+  zen_status submit_tokenize(const zen_tokenize_request& request, zen_tokenize_cb cb, void* user,
+                             uint64_t* id) const;
   void cancel(uint64_t id) const;
 
  private:

@@ -2,39 +2,44 @@
 
 #include <boost/asio/post.hpp>
 
-#include <atomic>
-
 namespace zen::frontend {
 namespace {
 
-// The `user` pointer handed to submit(): deleted after the last event.
-struct Route {
+// The `user` pointer of a generation: deleted after the last event.
+struct GenerateRoute {
   std::shared_ptr<Inflight> inflight;
-  EventHandler on_event;
-  // Set before the route is deleted: after a failed submit() it tells whether the host
-  // reported the failure through the callback (and so took the route) or not.
-  std::shared_ptr<std::atomic<bool>> reported;
+  GenerateHandler on_event;
 };
 
-void route_event(void* user, const char* event_json, int last) {
-  auto* route = static_cast<Route*>(user);
+void route_generate(void* user, const zen_generate_event* event, int last) {
+  auto* route = static_cast<GenerateRoute*>(user);
   if (!route) return;
-  route->on_event(event_json ? event_json : "", last != 0);
+  if (event) {
+    route->on_event(task::GenerateEvent::copy_of(*event), last != 0);
+  } else if (last) {  // a host that ends without an event still ends the request
+    task::GenerateEvent e;
+    e.kind = ZEN_EVENT_ERROR;
+    e.error = task::TaskError{
+        ZEN_ERR_INTERNAL, "the engine ended the request without an event", {}, {}, 0};
+    route->on_event(std::move(e), true);
+  }
   if (last) {
-    route->reported->store(true);
     std::shared_ptr<Inflight> inflight = std::move(route->inflight);
     delete route;
     inflight->release();
   }
 }
 
-struct EmbedRoute {
+// The `user` pointer of a one-answer task (tokenize, embed): deleted after its one call.
+template <class Result>
+struct AnswerRoute {
   std::shared_ptr<Inflight> inflight;
-  EmbedHandler on_answer;
+  std::function<void(const Result*, const zen_task_error*)> on_answer;
 };
 
-void route_embed(void* user, const zen_embed_result* result, const zen_task_error* error) {
-  auto* route = static_cast<EmbedRoute*>(user);
+template <class Result>
+void route_answer(void* user, const Result* result, const zen_task_error* error) {
+  auto* route = static_cast<AnswerRoute<Result>*>(user);
   if (!route) return;
   route->on_answer(result, error);
   std::shared_ptr<Inflight> inflight = std::move(route->inflight);
@@ -69,29 +74,39 @@ void Inflight::close() {
   open_ = false;
 }
 
-Submitted submit_counted(const http::EngineApi& api, const std::string& request_json,
-                         std::shared_ptr<Inflight> inflight, EventHandler on_event) {
-  auto reported = std::make_shared<std::atomic<bool>>(false);
-  inflight->add();
-  auto* route = new Route{inflight, std::move(on_event), reported};
+// Once submitted, the route is the host's: it answers every request through the callback, a
+// refusal too, and the route goes with the last call.
+Submitted submit_generate_counted(const http::EngineApi& api, const task::GenerateRequest& request,
+                                  std::shared_ptr<Inflight> inflight, GenerateHandler on_event) {
   Submitted s;
-  s.status = api.submit(request_json, route_event, route, &s.id);
-  if (s.status != ZEN_OK && !reported->load()) {  // refused without an event: still ours
-    delete route;
-    inflight->release();
-    s.refused_silently = true;
-  }
+  if (!api.has_generate()) return Submitted{false, ZEN_ERR_UNSUPPORTED, 0};
+  const task::GenerateRequestView view(request);  // the host copies what it needs
+  inflight->add();
+  s.status = api.submit_generate(*view.get(), route_generate,
+                                 new GenerateRoute{inflight, std::move(on_event)}, &s.id);
   return s;
 }
 
-bool submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
-                          std::shared_ptr<Inflight> inflight, EmbedHandler on_answer) {
-  if (!api.has_tasks()) return false;
+Submitted submit_tokenize_counted(const http::EngineApi& api, const zen_tokenize_request& request,
+                                  std::shared_ptr<Inflight> inflight, TokenizeHandler on_answer) {
+  Submitted s;
+  if (!api.has_tokenize()) return Submitted{false, ZEN_ERR_UNSUPPORTED, 0};
   inflight->add();
-  uint64_t id = 0;
-  // The host answers every request through the callback, a refusal too: the route is its.
-  api.submit_embed(request, route_embed, new EmbedRoute{inflight, std::move(on_answer)}, &id);
-  return true;
+  s.status = api.submit_tokenize(
+      request, route_answer<zen_tokenize_result>,
+      new AnswerRoute<zen_tokenize_result>{inflight, std::move(on_answer)}, &s.id);
+  return s;
+}
+
+Submitted submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
+                               std::shared_ptr<Inflight> inflight, EmbedHandler on_answer) {
+  Submitted s;
+  if (!api.has_tasks()) return Submitted{false, ZEN_ERR_UNSUPPORTED, 0};
+  inflight->add();
+  s.status =
+      api.submit_embed(request, route_answer<zen_embed_result>,
+                       new AnswerRoute<zen_embed_result>{inflight, std::move(on_answer)}, &s.id);
+  return s;
 }
 
 }  // namespace zen::frontend

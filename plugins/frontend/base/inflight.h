@@ -5,6 +5,8 @@
 // every callback and then tear the I/O down safely.
 #pragma once
 
+#include <zen/task.hpp>
+
 #include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
@@ -13,7 +15,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <string>
 
 #include "engine_api.h"
 
@@ -36,27 +37,33 @@ class Inflight {
   bool open_ = true;
 };
 
-// Called on the engine's thread for each event of one request (the JSON text, and whether it
-// is the last); must not block.
-using EventHandler = std::function<void(std::string event_json, bool last)>;
-
 struct Submitted {
+  // False: the host predates this task kind; nothing was submitted and the handler is never
+  // called (the caller answers that itself).
+  bool supported = true;
+  // Not ZEN_OK: refused at once; the handler has the error (the host reports refusals
+  // through the callback too).
   zen_status status = ZEN_OK;
-  uint64_t id = 0;  // the engine's id, when status is ZEN_OK
-  // The engine refused without an event: on_event was not and will not be called, and the
-  // caller answers the refusal itself.
-  bool refused_silently = false;
+  uint64_t id = 0;  // the engine's id, for cancel(), when status is ZEN_OK
 };
 
-// Submits request_json with its events going to on_event, counted in `inflight` from now until
-// the last event has been handled.
-Submitted submit_counted(const http::EngineApi& api, const std::string& request_json,
-                         std::shared_ptr<Inflight> inflight, EventHandler on_event);
+// Each submits a typed task (zen/task.h) with its answer going to the handler on the host's
+// thread (refusals included), counted in `inflight` until the last callback has returned.
+// Handlers must not block.
 
-// The typed embed task (zen/task.h) the same way: on_answer gets the result or the error once,
-// on the host's thread (refusals included). False when the host has no typed tasks.
+// Every event of a generation, in order, copied out of the host's struct; `last` on the final
+// one (done, or error).
+using GenerateHandler = std::function<void(task::GenerateEvent event, bool last)>;
+Submitted submit_generate_counted(const http::EngineApi& api, const task::GenerateRequest& request,
+                                  std::shared_ptr<Inflight> inflight, GenerateHandler on_event);
+
+// The result or the error (the other NULL), once; valid during the call only.
+using TokenizeHandler = std::function<void(const zen_tokenize_result*, const zen_task_error*)>;
+Submitted submit_tokenize_counted(const http::EngineApi& api, const zen_tokenize_request& request,
+                                  std::shared_ptr<Inflight> inflight, TokenizeHandler on_answer);
+
 using EmbedHandler = std::function<void(const zen_embed_result*, const zen_task_error*)>;
-bool submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
-                          std::shared_ptr<Inflight> inflight, EmbedHandler on_answer);
+Submitted submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
+                               std::shared_ptr<Inflight> inflight, EmbedHandler on_answer);
 
 }  // namespace zen::frontend

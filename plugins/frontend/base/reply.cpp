@@ -1,6 +1,7 @@
 #include "reply.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace zen::http {
 
@@ -43,25 +44,47 @@ Reply error_reply(unsigned status, const std::string& message, const std::string
   return json_reply(status, {{"error", error_object(message, type, param, code)}});
 }
 
-Reply host_error_reply(const json& host_error, unsigned fallback) {
-  unsigned status = fallback;
-  if (auto it = host_error.find("status"); it != host_error.end() && it->is_number_integer()) {
-    int64_t s = it->get<int64_t>();
-    if (s >= 400 && s <= 599) status = static_cast<unsigned>(s);
+unsigned task_error_status(zen_status s) {
+  switch (s) {
+    case ZEN_ERR_INVALID_ARG:
+      return 400;
+    case ZEN_ERR_NOT_FOUND:
+      return 404;
+    case ZEN_ERR_BUSY:
+      return 429;
+    case ZEN_ERR_UNAVAILABLE:
+    case ZEN_ERR_CANCELLED:
+      return 503;
+    default:
+      return 500;
   }
-  json error = host_error.contains("error") && host_error["error"].is_object()
-                   ? host_error["error"]
-                   : error_object("the engine failed without a message", error_type_for(status));
-  Reply r = json_reply(status, {{"error", error}});
+}
+
+std::string task_error_type(zen_status s) {
+  const unsigned status = task_error_status(s);
+  // The engine's 503s are a model loading or the server stopping, not an overload.
+  return status == 503 ? "service_unavailable" : error_type_for(status);
+}
+
+json task_error_object(const task::TaskError& e, const std::string& fallback) {
+  return error_object(e.message.empty() ? fallback : e.message, task_error_type(e.status), e.member,
+                      e.code);
+}
+
+Reply task_error_reply(const task::TaskError& e, const std::string& fallback) {
+  const unsigned status = task_error_status(e.status);
+  Reply r = json_reply(status, {{"error", task_error_object(e, fallback)}});
   if (status == 429 || status == 503) {
-    // The host may put the hint beside the error or inside it; a client needs a number.
-    int64_t retry = 1;
-    for (const json* j : std::initializer_list<const json*>{&host_error, &error})
-      if (auto it = j->find("retry_after"); it != j->end() && it->is_number())
-        retry = std::max<int64_t>(1, static_cast<int64_t>(it->get<double>() + 0.999));
-    r.headers.emplace_back("Retry-After", std::to_string(retry));
+    // A client needs a whole number of seconds; "come back at once" would be a busy loop.
+    const double wait = std::isfinite(e.retry_after) ? std::min(e.retry_after, 86400.0) : 0.0;
+    const int64_t seconds = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(wait)));
+    r.headers.emplace_back("Retry-After", std::to_string(seconds));
   }
   return r;
+}
+
+Reply refused_reply(const frontend::RequestRefused& e) {
+  return error_reply(e.status(), e.what(), "invalid_request_error", e.param(), e.code());
 }
 
 }  // namespace zen::http

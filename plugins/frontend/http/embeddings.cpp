@@ -6,6 +6,7 @@
 namespace zen::http {
 namespace {
 
+using frontend::Json;
 using nlohmann::json;
 
 Reply bad_input(const std::string& message) {
@@ -32,29 +33,16 @@ std::string base64(const float* v, uint32_t n) {
 }
 
 // A JSON array of token ids, or nullopt when v is not one.
-std::optional<std::vector<int32_t>> token_list(const json& v) {
+std::optional<std::vector<int32_t>> token_list(const Json& v) {
   if (!v.is_array() || v.empty()) return std::nullopt;
   std::vector<int32_t> ids;
-  for (const json& t : v) {
+  for (const Json& t : v) {
     if (!t.is_number_integer() || t.get<int64_t>() < 0 ||
         t.get<int64_t>() > std::numeric_limits<int32_t>::max())
       return std::nullopt;
     ids.push_back(static_cast<int32_t>(t.get<int64_t>()));
   }
   return ids;
-}
-
-unsigned http_status(zen_status s) {
-  switch (s) {
-    case ZEN_ERR_INVALID_ARG:
-      return 400;
-    case ZEN_ERR_NOT_FOUND:
-      return 404;
-    case ZEN_ERR_UNSUPPORTED:
-      return 503;
-    default:
-      return 500;
-  }
 }
 
 }  // namespace
@@ -72,7 +60,7 @@ EmbedBody::Typed EmbedBody::typed() const {
   return t;
 }
 
-std::variant<EmbedBody, Reply> parse_embed_body(const json& body) {
+std::variant<EmbedBody, Reply> parse_embed_body(const Json& body) {
   EmbedBody b;
   if (body.contains("model")) {
     if (!body["model"].is_string())
@@ -80,13 +68,13 @@ std::variant<EmbedBody, Reply> parse_embed_body(const json& body) {
     b.model = body["model"].get<std::string>();
   }
   if (!body.contains("input")) return bad_input("'input' is required");
-  const json& input = body["input"];
+  const Json& input = body["input"];
   if (input.is_string()) {
     b.texts.push_back(input.get<std::string>());
   } else if (auto ids = token_list(input)) {
     b.token_lists.push_back(std::move(*ids));
   } else if (input.is_array() && !input.empty()) {
-    for (const json& item : input) {
+    for (const Json& item : input) {
       if (item.is_string() && b.token_lists.empty()) {
         b.texts.push_back(item.get<std::string>());
       } else if (auto list = token_list(item); list && b.texts.empty()) {
@@ -103,7 +91,7 @@ std::variant<EmbedBody, Reply> parse_embed_body(const json& body) {
         "an array of such arrays, and not empty");
   }
   if (body.contains("encoding_format")) {
-    const json& f = body["encoding_format"];
+    const Json& f = body["encoding_format"];
     if (!f.is_string() || (f != "float" && f != "base64"))
       return error_reply(400, "'encoding_format' must be \"float\" or \"base64\"",
                          "invalid_request_error", "encoding_format");
@@ -113,13 +101,9 @@ std::variant<EmbedBody, Reply> parse_embed_body(const json& body) {
 }
 
 Reply embed_reply(const EmbedBody& body, const zen_embed_result* r, const zen_task_error* e) {
-  if (!r) {
-    const unsigned status = e ? http_status(e->status) : 500;
-    Reply reply = error_reply(status, e && e->message ? e->message : "the embedding failed",
-                              error_type_for(status), e && e->member ? e->member : "");
-    if (status == 503) reply.headers.emplace_back("Retry-After", "1");
-    return reply;
-  }
+  if (!r)
+    return task_error_reply(e ? task::TaskError::copy_of(*e) : task::TaskError{},
+                            "the embedding failed");
   json data = json::array();
   for (uint32_t i = 0; i < r->n_vectors; ++i) {
     const float* v = r->vectors + static_cast<size_t>(i) * r->n_embd;

@@ -7,13 +7,12 @@
 
 #include <zen/task.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "json_fields.h"
 #include "reply.h"
 
 namespace zen::http {
@@ -33,7 +32,7 @@ struct EmbedBody {
 };
 
 // The request, or the 400 reply naming what is wrong with it.
-std::variant<EmbedBody, Reply> parse_embed_body(const nlohmann::json& body);
+std::variant<EmbedBody, Reply> parse_embed_body(const frontend::Json& body);
 
 // The answer to the request from the host's result or error (exactly one is set).
 Reply embed_reply(const EmbedBody& body, const zen_embed_result* result,

@@ -1,5 +1,10 @@
 #include "endpoints.h"
 
+#include <zen/task.hpp>
+#include <zen/utf8.hpp>
+
+#include <string_view>
+
 namespace zen::http {
 namespace {
 
@@ -77,14 +82,27 @@ Reply answer_now(const Route& route, const EngineApi& api) {
   return error_reply(500, "this endpoint does not answer at once", "server_error");
 }
 
-Reply answer_from_event(const std::string& event_json) {
-  const json ev = json::parse(event_json, nullptr, false);
-  if (!ev.is_object())
-    return error_reply(500, "the engine sent an unreadable event", "server_error");
-  if (ev.contains("error")) return host_error_reply(ev, 400);
-  if (ev.value("type", json()) != "result" || !ev.contains("result") || !ev["result"].is_object())
-    return error_reply(500, "the engine's answer is not a result object", "server_error");
-  return json_reply(200, ev["result"]);
+Reply tokenize_reply(const frontend::TokenizeBody& body, const zen_tokenize_result* r,
+                     const zen_task_error* e) {
+  if (!r) return task_error_reply(e ? task::TaskError::copy_of(*e) : task::TaskError{});
+  if (body.detokenize)
+    return json_reply(200, {{"content", utf8::to_valid(std::string_view(
+                                            r->text.ptr ? r->text.ptr : "", r->text.len))}});
+  json tokens = json::array();
+  for (uint32_t i = 0; r->tokens && i < r->n_tokens; ++i) {
+    if (!body.with_pieces) {
+      tokens.push_back(r->tokens[i]);
+      continue;
+    }
+    const std::string piece = r->pieces ? task::copy(r->pieces[i]) : std::string();
+    json shown = piece;
+    if (!utf8::is_valid(piece)) {  // not text: show the bytes
+      shown = json::array();
+      for (unsigned char c : piece) shown.push_back(static_cast<int>(c));
+    }
+    tokens.push_back({{"id", r->tokens[i]}, {"piece", std::move(shown)}});
+  }
+  return json_reply(200, {{"tokens", std::move(tokens)}});
 }
 
 }  // namespace zen::http

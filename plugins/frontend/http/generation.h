@@ -1,7 +1,9 @@
 // One chat or completion request in flight: consumes its engine events in order and drives the
-// HTTP answer: a whole JSON response, or an SSE stream whose head goes out at the "start"
-// event (so errors found before generation still get their own status code).
+// HTTP answer: a whole JSON response, or an SSE stream whose head goes out at the start event
+// (so errors found before generation still get their own status code).
 #pragma once
+
+#include <zen/task.hpp>
 
 #include <string>
 
@@ -25,13 +27,13 @@ class Generation {
   Generation(GenerationOptions options, ResponseSink& sink)
       : options_(options), sink_(sink), encoder_(options), assembler_(options) {}
 
-  // One engine event (JSON text); `last` marks the final one. Returns true once the answer
-  // is complete; later events are ignored.
-  bool on_event(const std::string& event_json, bool last);
+  // One engine event; `last` marks the final one. Returns true once the answer is complete;
+  // later events are ignored.
+  bool on_event(const task::GenerateEvent& ev, bool last);
   bool complete() const { return complete_; }
 
  private:
-  void fail(const nlohmann::json& host_error);
+  void fail(const task::TaskError& error);
   void finish_non_stream(const nlohmann::json& usage);
 
   GenerationOptions options_;

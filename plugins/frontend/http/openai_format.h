@@ -1,7 +1,9 @@
-// Engine events (api.md section 4: start, delta, finish, done, error) turned into OpenAI
-// response objects: SSE chunks for streams, one assembled object otherwise. Chat and legacy
-// completions differ only in how a choice's text and logprobs are laid out.
+// The engine's typed generation events (zen::task::GenerateEvent: start, delta, finish, done)
+// as OpenAI response objects: SSE chunks for streams, one assembled object otherwise. Chat and
+// legacy completions differ only in how a choice's text and logprobs are laid out.
 #pragma once
+
+#include <zen/task.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -10,33 +12,40 @@
 #include <string>
 #include <vector>
 
+#include "openai_request.h"
+
 namespace zen::http {
 
-enum class Api { kChat, kCompletion };
+using frontend::Api;
 
 struct GenerationOptions {
   Api api = Api::kChat;
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
   bool logprobs = false;       // chat: logprobs == true; completion: logprobs is a number
-  // Reads the options from a request body the host will validate; a field of the wrong type
-  // counts as absent here (the host rejects it with a 400 before any event).
-  static GenerationOptions from_body(Api api, const nlohmann::json& body);
+  std::string id;              // the response's "id" (the request's tag)
+  static GenerationOptions of(Api api, const frontend::OpenAiRequest& r);
 };
 
 // The fingerprint OpenAI clients log: which server build answered.
 extern const char* const kSystemFingerprint;
 
-// Legacy completion logprobs: {tokens, token_logprobs, top_logprobs, text_offset}, built from
-// engine logprob entries; text_offset continues across calls (characters, as Python counts).
+// A chat choice's logprobs.content entries: {"token", "logprob", "bytes", "top_logprobs"}.
+nlohmann::json chat_logprobs(const std::vector<task::LogprobEntry>& entries);
+
+// The response's usage object, from a done event.
+nlohmann::json usage_of(const task::GenerateEvent& done);
+
+// Legacy completion logprobs: {tokens, token_logprobs, top_logprobs, text_offset}; text_offset
+// continues across calls (characters, as Python counts).
 class LegacyLogprobs {
  public:
-  nlohmann::json take(const nlohmann::json& entries);  // a fresh object for these entries
-  void append(const nlohmann::json& entries);          // accumulate for a final object
+  nlohmann::json take(const std::vector<task::LogprobEntry>& entries);  // for these entries
+  void append(const std::vector<task::LogprobEntry>& entries);          // accumulate a final object
   const nlohmann::json& all() const { return all_; }
 
  private:
-  nlohmann::json convert(const nlohmann::json& entries);
+  nlohmann::json convert(const std::vector<task::LogprobEntry>& entries);
   uint64_t offset_ = 0;
   nlohmann::json all_ = {{"tokens", nlohmann::json::array()},
                          {"token_logprobs", nlohmann::json::array()},
@@ -47,55 +56,56 @@ class LegacyLogprobs {
 // Streaming: each call returns the SSE text to send ("data: {...}\n\n" lines), maybe empty.
 class ChunkEncoder {
  public:
-  explicit ChunkEncoder(GenerationOptions options) : options_(options) {}
-  void on_start(const nlohmann::json& ev);
-  std::string on_delta(const nlohmann::json& ev);
-  std::string on_finish(const nlohmann::json& ev);
-  std::string on_done(const nlohmann::json& ev);  // usage chunk when asked, then [DONE]
+  explicit ChunkEncoder(GenerationOptions options) : options_(std::move(options)) {}
+  void on_start(const task::GenerateEvent& ev);
+  std::string on_delta(const task::GenerateEvent& ev);
+  std::string on_finish(const task::GenerateEvent& ev);
+  std::string on_done(const task::GenerateEvent& ev);  // usage chunk when asked, then [DONE]
   static std::string error_event(const nlohmann::json& error);  // data: {"error": ...}
   static std::string done_marker() { return "data: [DONE]\n\n"; }
 
  private:
   nlohmann::json chunk(nlohmann::json choices) const;
-  std::string role_chunk_once(int choice);
+  std::string role_chunk_once(uint32_t choice);
   static std::string sse(const nlohmann::json& j);
 
   GenerationOptions options_;
-  nlohmann::json head_ = nlohmann::json::object();  // id, created, model
-  std::map<int, bool> role_sent_;
-  std::map<int, LegacyLogprobs> legacy_;
+  int64_t created_ = 0;
+  std::string model_;
+  std::map<uint32_t, bool> role_sent_;
+  std::map<uint32_t, LegacyLogprobs> legacy_;
 };
 
 // Non-streaming: accumulate every choice, then build the response object.
 class ResponseAssembler {
  public:
-  explicit ResponseAssembler(GenerationOptions options) : options_(options) {}
-  void on_start(const nlohmann::json& ev) { head_ = ev; }
-  void on_delta(const nlohmann::json& ev);
-  void on_finish(const nlohmann::json& ev);
+  explicit ResponseAssembler(GenerationOptions options) : options_(std::move(options)) {}
+  void on_start(const task::GenerateEvent& ev);
+  void on_delta(const task::GenerateEvent& ev);
+  void on_finish(const task::GenerateEvent& ev);
   // The first choice that ended in an error ({"message", "type", ...}), or null.
   nlohmann::json failure() const;
   nlohmann::json result(const nlohmann::json& usage) const;
 
  private:
   struct ToolCall {
-    std::string id, type = "function", name, arguments;
+    std::string id, name, arguments;
   };
   struct Choice {
     std::string content, reasoning;
-    std::map<int, ToolCall> tool_calls;
+    std::map<uint32_t, ToolCall> tool_calls;
     nlohmann::json logprobs = nlohmann::json::array();  // chat entries
     LegacyLogprobs legacy;
     std::string finish_reason;
     nlohmann::json error;
   };
-  Choice& choice(const nlohmann::json& ev);
-  nlohmann::json chat_choice(int index, const Choice& c) const;
-  nlohmann::json completion_choice(int index, const Choice& c) const;
+  nlohmann::json chat_choice(uint32_t index, const Choice& c) const;
+  nlohmann::json completion_choice(uint32_t index, const Choice& c) const;
 
   GenerationOptions options_;
-  nlohmann::json head_ = nlohmann::json::object();
-  std::map<int, Choice> choices_;
+  int64_t created_ = 0;
+  std::string model_;
+  std::map<uint32_t, Choice> choices_;
 };
 
 }  // namespace zen::http

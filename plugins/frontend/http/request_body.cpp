@@ -2,18 +2,20 @@
 
 #include <zen/json_depth.hpp>
 
+#include "ordered_parse.h"
+
 namespace zen::http {
 
-std::variant<nlohmann::json, Reply> parse_json_object(std::string_view body) {
+std::variant<frontend::Json, Reply> parse_json_object(std::string_view body) {
   if (text::json_depth(body) > text::kMaxJsonDepth)
     return error_reply(
         400, "the JSON body nests deeper than " + std::to_string(text::kMaxJsonDepth) + " levels");
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded())
+  std::optional<frontend::Json> j = frontend::parse_ordered(body);
+  if (!j)
     return error_reply(400,
                        "could not parse the JSON body of the request (expected one JSON object)");
-  if (!j.is_object()) return error_reply(400, "the request body must be a JSON object");
-  return j;
+  if (!j->is_object()) return error_reply(400, "the request body must be a JSON object");
+  return std::move(*j);
 }
 
 }  // namespace zen::http

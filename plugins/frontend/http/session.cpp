@@ -7,8 +7,6 @@
 
 namespace zen::http {
 
-using nlohmann::json;
-
 namespace {
 
 frontend::ConnectionLimits limits(const HttpConfig& c) {
@@ -115,18 +113,22 @@ void Session::on_request(const Request& request) {
   if (takes_body(route_.endpoint)) {
     auto parsed = parse_json_object(request.body());
     if (auto* reply = std::get_if<Reply>(&parsed)) return respond(std::move(*reply));
-    json& object = std::get<json>(parsed);
-    switch (route_.endpoint) {
-      case Endpoint::kChatCompletions:
-        return start_generation(Api::kChat, std::move(object));
-      case Endpoint::kCompletions:
-        return start_generation(Api::kCompletion, std::move(object));
-      case Endpoint::kEmbeddings:
-        return start_embeddings(object);
-      case Endpoint::kTokenize:
-        return start_answer(std::move(object), "tokenize");
-      default:
-        return start_answer(std::move(object), "detokenize");
+    const frontend::Json& object = std::get<frontend::Json>(parsed);
+    try {
+      switch (route_.endpoint) {
+        case Endpoint::kChatCompletions:
+          return start_generation(Api::kChat, object);
+        case Endpoint::kCompletions:
+          return start_generation(Api::kCompletion, object);
+        case Endpoint::kEmbeddings:
+          return start_embeddings(object);
+        case Endpoint::kTokenize:
+          return start_tokenize(object, /*detokenize=*/false);
+        default:
+          return start_tokenize(object, /*detokenize=*/true);
+      }
+    } catch (const frontend::RequestRefused& e) {
+      return respond(refused_reply(e));
     }
   }
   Reply reply;
@@ -138,77 +140,74 @@ void Session::on_request(const Request& request) {
   respond(std::move(reply));
 }
 
-void Session::start_generation(Api api, json body) {
-  GenerationOptions options = GenerationOptions::from_body(api, body);
-  body["endpoint"] = api == Api::kChat ? "chat" : "completion";
-  if (!body.contains("stream")) body["stream"] = false;
-  generation_ = std::make_unique<Generation>(options, static_cast<ResponseSink&>(*this));
-  submit(dump(body), /*whole_answer=*/false);
+void Session::submitted(const frontend::Submitted& sent, const char* missing) {
+  if (sent.status == ZEN_OK) {
+    engine_id_ = sent.id;
+  } else if (!sent.supported) {  // else the refusal comes as the request's answer
+    generation_.reset();
+    answer_pending_ = false;
+    respond(error_reply(501, missing, "server_error"));
+  }
 }
 
-void Session::start_answer(json body, const char* endpoint) {
-  body["endpoint"] = endpoint;  // the text is tokenized on the host's threads, not this one
+// Events are copied out of the host's structs on its thread and posted to this connection's
+// strand; a one-result answer is made into its Reply on the host's thread, not an I/O thread.
+void Session::start_generation(Api api, const frontend::Json& body) {
+  const frontend::OpenAiRequest parsed = frontend::parse_openai_request(api, body);
+  generation_ = std::make_unique<Generation>(GenerationOptions::of(api, parsed),
+                                             static_cast<ResponseSink&>(*this));
+  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
+  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight](
+                     task::GenerateEvent event, bool last) {
+    inflight->post(ex, [self, serial, event = std::move(event), last] {
+      if (auto s = self.lock()) s->on_engine_event(serial, event, last);
+    });
+  };
+  submitted(frontend::submit_generate_counted(shared_->api, parsed.request, shared_->inflight,
+                                              std::move(deliver)),
+            "this engine has no typed generation (it predates ABI 1.5)");
+}
+
+void Session::start_tokenize(const frontend::Json& body, bool detokenize) {
+  auto request = std::make_shared<const frontend::TokenizeBody>(
+      detokenize ? frontend::parse_detokenize_body(body) : frontend::parse_tokenize_body(body));
+  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
   answer_pending_ = true;
-  submit(dump(body), /*whole_answer=*/true);
+  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight, request](
+                     const zen_tokenize_result* r, const zen_task_error* e) {
+    inflight->post(ex, [self, serial, reply = tokenize_reply(*request, r, e)]() mutable {
+      if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
+    });
+  };
+  submitted(frontend::submit_tokenize_counted(shared_->api, request->typed(), shared_->inflight,
+                                              std::move(deliver)),
+            "this engine has no typed tokenizing (it predates ABI 1.5)");
 }
 
-void Session::start_embeddings(const json& body) {
+void Session::start_embeddings(const frontend::Json& body) {
   auto parsed = parse_embed_body(body);
   if (auto* reply = std::get_if<Reply>(&parsed)) return respond(std::move(*reply));
   auto request = std::make_shared<const EmbedBody>(std::get<EmbedBody>(std::move(parsed)));
   const EmbedBody::Typed typed = request->typed();  // the host copies what it needs
   std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
   answer_pending_ = true;
-  // The answer is made into its Reply on the host's thread, then posted to this strand.
   auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight, request](
                      const zen_embed_result* r, const zen_task_error* e) {
     inflight->post(ex, [self, serial, reply = embed_reply(*request, r, e)]() mutable {
       if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
     });
   };
-  if (!frontend::submit_embed_counted(shared_->api, typed.request, shared_->inflight,
-                                      std::move(deliver))) {
-    answer_pending_ = false;
-    respond(error_reply(501, "this engine has no embeddings (it predates typed tasks)",
-                        "server_error"));
-  }
+  submitted(frontend::submit_embed_counted(shared_->api, typed.request, shared_->inflight,
+                                           std::move(deliver)),
+            "this engine has no embeddings (it predates typed tasks)");
 }
 
-void Session::submit(const std::string& request, bool whole_answer) {
-  // Events are posted to this connection's strand; a tokenize/detokenize answer is made into
-  // its Reply on the host's thread rather than on an I/O thread.
-  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
-  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight,
-                  whole_answer](std::string text, bool last) {
-    if (!whole_answer)
-      return inflight->post(ex, [self, serial, text = std::move(text), last] {
-        if (auto s = self.lock()) s->on_engine_event(serial, text, last);
-      });
-    if (last)
-      inflight->post(ex, [self, serial, reply = answer_from_event(text)]() mutable {
-        if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
-      });
-  };
-  const frontend::Submitted sent =
-      frontend::submit_counted(shared_->api, request, shared_->inflight, std::move(deliver));
-  if (sent.status == ZEN_OK) {
-    engine_id_ = sent.id;
-  } else if (sent.refused_silently) {
-    generation_.reset();
-    answer_pending_ = false;
-    respond(error_reply(500,
-                        "the engine refused the request (status " +
-                            std::to_string(static_cast<int>(sent.status)) + ")",
-                        "server_error"));
-  }
-}
-
-void Session::on_engine_event(uint64_t serial, const std::string& event_json, bool last) {
+void Session::on_engine_event(uint64_t serial, const task::GenerateEvent& event, bool last) {
   if (closed() || serial != serial_ || !generation_ || generation_->complete()) return;
   try {
-    generation_->on_event(event_json, last);
+    generation_->on_event(event, last);
   } catch (const std::exception&) {
-    // An event we cannot read: end this answer rather than leave the client hanging.
+    // An answer we cannot write: end it rather than leave the client hanging.
     if (engine_id_) shared_->api.cancel(*engine_id_);
     close();
   }

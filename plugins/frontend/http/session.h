@@ -17,6 +17,7 @@
 #include "generation.h"
 #include "http_config.h"
 #include "inflight.h"
+#include "json_fields.h"
 #include "listener.h"
 #include "port.h"
 #include "router.h"
@@ -34,16 +35,18 @@ struct ServerShared : frontend::PortShared {
 };
 
 // The OpenAI API on one connection (frontend::Connection reads, writes and keeps it alive):
-// the browser guards, routing, the key and the content type decide on the head; a generation
-// streams from engine events, tokenize/detokenize answer from one.
+// the browser guards, routing, the key and the content type decide on the head; the body is
+// read into a typed task (zen/task.h); a generation streams from engine events, tokenize,
+// detokenize and embeddings answer from one result.
 class Session : public frontend::Connection, private ResponseSink {
  public:
   Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServerShared> shared,
           frontend::ConnectionTicket ticket);
 
  private:
-  // On the strand: a generation's events, or the whole answer of a tokenize/detokenize request.
-  void on_engine_event(uint64_t serial, const std::string& event_json, bool last);
+  // On the strand: a generation's events, or the whole answer of a tokenize, detokenize or
+  // embeddings request.
+  void on_engine_event(uint64_t serial, const task::GenerateEvent& event, bool last);
   void on_engine_answer(uint64_t serial, Reply reply);
 
   // frontend::Connection
@@ -55,11 +58,11 @@ class Session : public frontend::Connection, private ResponseSink {
   HeaderList common_headers() const override;
 
   void preflight();
-  void start_generation(Api api, nlohmann::json body);
-  void start_answer(nlohmann::json body, const char* endpoint);  // tokenize, detokenize
-  void start_embeddings(const nlohmann::json& body);             // the typed embed task
-  // Submits `request` with its events routed here; a refusal without an event is answered.
-  void submit(const std::string& request, bool whole_answer);
+  void start_generation(Api api, const frontend::Json& body);
+  void start_tokenize(const frontend::Json& body, bool detokenize);
+  void start_embeddings(const frontend::Json& body);
+  // After a submit: keeps the id to cancel with, or answers a host without the task (501).
+  void submitted(const frontend::Submitted& sent, const char* missing);
 
   // ResponseSink
   void send_reply(Reply reply) override { respond(std::move(reply)); }
@@ -73,7 +76,7 @@ class Session : public frontend::Connection, private ResponseSink {
   Route route_;
 
   std::unique_ptr<Generation> generation_;
-  bool answer_pending_ = false;  // a tokenize/detokenize request awaits its one event
+  bool answer_pending_ = false;  // a tokenize, detokenize or embeddings request awaits its answer
   uint64_t serial_ = 0;
   std::optional<uint64_t> engine_id_;
 };

@@ -180,6 +180,13 @@ Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& chann
     Json result = list_models();
     return r.modern ? modern_result(std::move(result), false) : result;
   }
+  std::optional<EngineTask> work;
+  try {
+    work = engine_task(*tool, arguments);
+  } catch (const frontend::RequestRefused& e) {  // as the engine's refusals were: a tool error
+    Json result = tool_result(e.what(), nullptr, true);
+    return r.modern ? modern_result(std::move(result), false) : result;
+  }
   ToolCall::Options options{r.id, nullptr, r.modern};
   if (r.params.contains("_meta") && r.params["_meta"].is_object())
     options.progress_token = r.params["_meta"].value("progressToken", Json(nullptr));
@@ -190,7 +197,7 @@ Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& chann
     calls_[dump(r.id)] = call;
   }
   started = call;
-  call->start(engine_request(*tool, arguments));
+  call->start(*work);
   return nullptr;
 }
 

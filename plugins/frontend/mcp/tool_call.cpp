@@ -1,18 +1,13 @@
 #include "tool_call.h"
 
-#include "tools.h"
-
 namespace zen::mcp_server {
 namespace {
 
 // Progress notifications at most this often: enough for a live display, cheap on the wire.
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
 
-std::string error_message(const Json& host_error) {
-  const Json& e = host_error.contains("error") ? host_error["error"] : host_error;
-  if (e.is_object() && e.contains("message") && e["message"].is_string())
-    return e["message"].get<std::string>();
-  return e.is_string() ? e.get<std::string>() : "the engine failed: " + dump(e);
+std::string message_of(const zen::task::TaskError* e, const char* fallback) {
+  return e && !e->message.empty() ? e->message : fallback;
 }
 
 }  // namespace
@@ -24,16 +19,22 @@ ToolCall::ToolCall(EngineApi api, std::shared_ptr<frontend::Inflight> pending,
       channel_(std::move(channel)),
       options_(std::move(options)) {}
 
-void ToolCall::start(const Json& engine_request) {
-  const frontend::Submitted sent = frontend::submit_counted(
-      api_, dump(engine_request), pending_,
-      [call = shared_from_this()](std::string event, bool last) { call->on_event(event, last); });
-  if (sent.status != ZEN_OK) {
-    if (sent.refused_silently)
-      fail("the engine refused the request (status " +
-           std::to_string(static_cast<int>(sent.status)) + ")");
-    return;
-  }
+frontend::Submitted ToolCall::submit(const EngineTask& t) {
+  auto call = shared_from_this();
+  if (const auto* generate = std::get_if<task::GenerateRequest>(&t))
+    return frontend::submit_generate_counted(
+        api_, *generate, pending_,
+        [call](task::GenerateEvent ev, bool last) { call->on_event(ev, last); });
+  const auto& tokenize = std::get<frontend::TokenizeBody>(t);
+  return frontend::submit_tokenize_counted(
+      api_, tokenize.typed(), pending_,
+      [call](const zen_tokenize_result* r, const zen_task_error* e) { call->on_tokenized(r, e); });
+}
+
+void ToolCall::start(const EngineTask& t) {
+  const frontend::Submitted sent = submit(t);
+  if (!sent.supported) return fail("this engine has no typed tasks for this tool (ABI 1.5)");
+  if (sent.status != ZEN_OK) return;  // the refusal came through the callback
   const uint64_t id = sent.id;
   bool cancel_now = false;
   {
@@ -55,33 +56,34 @@ void ToolCall::cancel() {
   if (id) api_.cancel(*id);
 }
 
-void ToolCall::on_event(const std::string& event_json, bool last) {
+void ToolCall::on_event(const task::GenerateEvent& ev, bool last) {
   {
     std::lock_guard lock(mutex_);
     if (cancelled_ || answered_) return;
   }
-  const Json ev = Json::parse(event_json, nullptr, false);
-  const std::string type = ev.is_object() ? ev.value("type", "") : "";
-  if (!ev.is_object()) {
-    fail("the engine sent an unreadable event");
-  } else if (type == "delta") {
-    on_delta(ev);
-  } else if (type == "finish") {
-    finish_reason_ = ev.value("finish_reason", "stop");
-    if (ev.contains("error")) error_ = error_message(ev);
-  } else if (type == "done") {
-    finish(ev.value("usage", Json::object()));
-  } else if (type == "result") {  // a tokenize call's whole answer
-    answer(tokenize_result(ev.value("result", Json())));
-  } else if (type == "error" || (type.empty() && ev.contains("error"))) {
-    fail(error_message(ev));
+  switch (ev.kind) {
+    case ZEN_EVENT_START:
+      break;
+    case ZEN_EVENT_DELTA:
+      on_delta(ev);
+      break;
+    case ZEN_EVENT_FINISH:
+      finish_reason_ = task::finish_name(ev.finish_reason);
+      if (ev.finish_reason == ZEN_FINISH_ERROR)
+        error_ = message_of(ev.error ? &*ev.error : nullptr, "generation failed");
+      break;
+    case ZEN_EVENT_DONE:
+      finish(ev);
+      break;
+    case ZEN_EVENT_ERROR:
+      fail(message_of(ev.error ? &*ev.error : nullptr, "the engine failed without a message"));
+      break;
   }
   if (last) fail("the engine ended the request without a result");  // no-op once answered
 }
 
-void ToolCall::on_delta(const Json& ev) {
-  if (ev.contains("content") && ev["content"].is_string())
-    content_ += ev["content"].get_ref<const std::string&>();
+void ToolCall::on_delta(const task::GenerateEvent& ev) {
+  content_ += ev.content;
   ++deltas_;  // one delta per generated token that produced output
   if (options_.progress_token.is_null()) return;
   const auto now = std::chrono::steady_clock::now();
@@ -94,17 +96,21 @@ void ToolCall::on_delta(const Json& ev) {
            {"message", std::to_string(deltas_) + (deltas_ == 1 ? " token" : " tokens")}}));
 }
 
-void ToolCall::finish(const Json& usage) {
+void ToolCall::on_tokenized(const zen_tokenize_result* r, const zen_task_error* e) {
+  if (r) return answer(tokenize_result(*r));
+  const task::TaskError error = e ? task::TaskError::copy_of(*e) : task::TaskError{};
+  fail(message_of(&error, "the engine failed without a message"));
+}
+
+void ToolCall::finish(const task::GenerateEvent& done) {
   if (!error_.empty() || finish_reason_ == "error" || finish_reason_ == "cancelled")
     return fail(error_.empty() ? "the generation was " + finish_reason_ : error_);
-  Json brief_usage = Json::object();
-  for (const char* key : {"prompt_tokens", "completion_tokens", "total_tokens"})
-    if (usage.contains(key)) brief_usage[key] = usage[key];
+  const Json usage = {{"prompt_tokens", done.prompt_tokens},
+                      {"completion_tokens", done.completion_tokens},
+                      {"total_tokens", done.prompt_tokens + done.completion_tokens}};
   Json result = {{"content", Json::array({{{"type", "text"}, {"text", content_}}})},
                  {"structuredContent",
-                  {{"content", content_},
-                   {"finish_reason", finish_reason_},
-                   {"usage", std::move(brief_usage)}}},
+                  {{"content", content_}, {"finish_reason", finish_reason_}, {"usage", usage}}},
                  {"isError", false}};
   answer(std::move(result));
 }

@@ -1,9 +1,11 @@
-// One chat, complete or tokenize tools/call in flight: submits the engine request, gathers its
-// events into the tool result (tokenize: its one "result" event), sends progress notifications
+// One chat, complete or tokenize tools/call in flight: submits the typed engine task, gathers
+// its events into the tool result (tokenize: its one result), sends progress notifications
 // while a generation runs (when the caller asked for them with a progressToken), and can be
 // abandoned (notifications/cancelled, a client that went away), which cancels the engine
 // request and suppresses the answer.
 #pragma once
+
+#include <zen/task.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -16,6 +18,7 @@
 #include "channel.h"
 #include "engine_api.h"
 #include "inflight.h"
+#include "tools.h"
 
 namespace zen::mcp_server {
 
@@ -32,16 +35,17 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
   ToolCall(EngineApi api, std::shared_ptr<frontend::Inflight> pending,
            std::shared_ptr<Channel> channel, Options options);
 
-  // Submits; the answer goes to the channel (at once when the engine refuses, else from the
-  // engine thread when the generation ends).
-  void start(const Json& engine_request);
+  // Submits; the answer goes to the channel (from the host's thread, a refusal included).
+  void start(const EngineTask& task);
   // Abandons the call: the engine request is cancelled and no answer is sent.
   void cancel();
 
  private:
-  void on_event(const std::string& event_json, bool last);
-  void on_delta(const Json& event);
-  void finish(const Json& usage);
+  frontend::Submitted submit(const EngineTask& task);
+  void on_event(const task::GenerateEvent& ev, bool last);
+  void on_delta(const task::GenerateEvent& ev);
+  void on_tokenized(const zen_tokenize_result* result, const zen_task_error* error);
+  void finish(const task::GenerateEvent& done);
   void fail(const std::string& message);
   void answer(Json result);  // once, unless cancelled
 

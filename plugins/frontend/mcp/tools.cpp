@@ -1,11 +1,13 @@
 #include "tools.h"
 
+#include "openai_request.h"
 #include "schema_check.h"
 
 namespace zen::mcp_server {
 namespace {
 
-// Sampling and length options shared by chat and complete (the engine's own names and ranges).
+// Sampling and length options shared by chat and complete (OpenAI's names and ranges: the
+// frontends' OpenAI parser reads the arguments).
 Json generation_properties() {
   return Json{
       {"model",
@@ -150,21 +152,20 @@ void check_arguments(Tool tool, const Json& arguments) {
                        "arguments");
 }
 
-Json engine_request(Tool tool, const Json& arguments) {
+EngineTask engine_task(Tool tool, const Json& arguments) {
   if (tool == Tool::kTokenize) {
-    Json request = {{"endpoint", "tokenize"}, {"content", arguments["text"]}};
-    if (arguments.contains("model")) request["model"] = arguments["model"];
-    return request;
+    frontend::TokenizeBody body;
+    body.text = arguments["text"].get<std::string>();
+    body.model = arguments.value("model", std::string());
+    return body;
   }
-  Json request = arguments;  // the argument names are the engine's own
-  request["endpoint"] = tool == Tool::kChat ? "chat" : "completion";
-  request["stream"] = false;
-  return request;
+  const frontend::Api api = tool == Tool::kChat ? frontend::Api::kChat : frontend::Api::kCompletion;
+  return frontend::parse_openai_request(api, frontend::Json(arguments)).request;
 }
 
-Json tokenize_result(const Json& engine_result) {
-  Json tokens =
-      engine_result.is_object() ? engine_result.value("tokens", Json::array()) : Json::array();
+Json tokenize_result(const zen_tokenize_result& r) {
+  Json tokens = Json::array();
+  for (uint32_t i = 0; r.tokens && i < r.n_tokens; ++i) tokens.push_back(r.tokens[i]);
   const size_t count = tokens.size();
   return Json{{"content", Json::array({{{"type", "text"}, {"text", dump(tokens)}}})},
               {"structuredContent", {{"tokens", std::move(tokens)}, {"count", count}}},

@@ -6,10 +6,14 @@
 // typed tasks (listed for the models whose task_kinds include ZEN_TASK_EMBED).
 #pragma once
 
+#include <zen/task.hpp>
+
 #include <optional>
 #include <string_view>
+#include <variant>
 
 #include "jsonrpc.h"
+#include "tokenize_request.h"
 
 namespace zen::mcp_server {
 
@@ -22,12 +26,14 @@ std::optional<Tool> find_tool(std::string_view name);
 // the field.
 void check_arguments(Tool tool, const Json& arguments);
 
-// The engine API request for a checked chat, complete or tokenize call (endpoint "chat",
-// "completion" or "tokenize": all three are worked on by the host's threads, none on ours).
-Json engine_request(Tool tool, const Json& arguments);
+// What a checked chat, complete or tokenize call asks the engine for (typed tasks, worked on by
+// the host's threads, none of ours). chat and complete take OpenAI's argument names and are
+// read by the frontends' one OpenAI parser: throws frontend::RequestRefused as it does.
+using EngineTask = std::variant<task::GenerateRequest, frontend::TokenizeBody>;
+EngineTask engine_task(Tool tool, const Json& arguments);
 
-// A tokenize call's tool result from the engine's {"tokens": [...]}: the ids as text, and
-// {tokens, count} as its structuredContent.
-Json tokenize_result(const Json& engine_result);
+// A tokenize call's tool result from the engine's: the ids as text, and {tokens, count} as its
+// structuredContent.
+Json tokenize_result(const zen_tokenize_result& result);
 
 }  // namespace zen::mcp_server

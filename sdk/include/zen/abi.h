@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define ZEN_ABI_MAJOR 1
-#define ZEN_ABI_MINOR 4
+#define ZEN_ABI_MINOR 5
 
 /* ---- export macros --------------------------------------------------------------------- */
 #if defined(_WIN32)
@@ -64,7 +64,10 @@ typedef enum zen_status {
   ZEN_ERR_IO = 5,
   ZEN_ERR_INTERNAL = 6,
   ZEN_ERR_NOT_FOUND = 7,
-  ZEN_ERR_CANCELLED = 8
+  ZEN_ERR_CANCELLED = 8,
+  /* appended in 1.5 */
+  ZEN_ERR_BUSY = 9,        /* full right now (a queue): try again shortly */
+  ZEN_ERR_UNAVAILABLE = 10 /* not ready (a model loading or failed, the server stopping) */
 } zen_status;
 
 typedef enum zen_kind {
@@ -142,7 +145,8 @@ typedef zen_status (*zen_plugin_identify_fn)(zen_plugin_desc* out);
  *   ZEN_PLUGIN_PROBE(reason, len) { ... }
  *   ZEN_PLUGIN_INIT(host, out) { ... }
  *   ZEN_PLUGIN_SHUTDOWN() { ... }
- *   ZEN_PLUGIN_LAST_ERROR() { ... }   (zen/plugin.hpp's ZEN_DEFINE_PLUGIN_LAST_ERROR() defines it) */
+ *   ZEN_PLUGIN_LAST_ERROR() { ... }   (zen/plugin.hpp's ZEN_DEFINE_PLUGIN_LAST_ERROR() defines it)
+ */
 #ifdef __cplusplus
 #define ZEN_EXTERN_C extern "C"
 #else
@@ -155,9 +159,9 @@ typedef zen_status (*zen_plugin_identify_fn)(zen_plugin_desc* out);
       const zen_host_api* host, zen_plugin_desc* out)
 #define ZEN_PLUGIN_SHUTDOWN() \
   ZEN_EXTERN_C ZEN_PLUGIN_API void ZEN_PLUGIN_SYMBOL(zen_plugin_shutdown)(void)
-#define ZEN_PLUGIN_IDENTIFY(out)                                                 \
-  ZEN_EXTERN_C ZEN_PLUGIN_API zen_status ZEN_PLUGIN_SYMBOL(zen_plugin_identify)( \
-      zen_plugin_desc* out)
+#define ZEN_PLUGIN_IDENTIFY(out)                                                                  \
+  ZEN_EXTERN_C ZEN_PLUGIN_API zen_status ZEN_PLUGIN_SYMBOL(zen_plugin_identify)(zen_plugin_desc * \
+                                                                                out)
 #define ZEN_PLUGIN_LAST_ERROR() \
   ZEN_EXTERN_C ZEN_PLUGIN_API const char* ZEN_PLUGIN_SYMBOL(zen_plugin_last_error)(void)
 

@@ -1,5 +1,7 @@
-/* Frontend plugins (http, mcp) and the engine API table they talk to. Generation requests and
- * events cross as JSON text; the typed tasks of zen/task.h (embeddings first) as structs. */
+/* Frontend plugins (http, mcp) and the engine API table they talk to. Requests and their
+ * answers cross as the typed structs of zen/task.h (1.5: generation, tokenizing, embeddings;
+ * rerank, image and speech numbered for the model kinds that answer them); the JSON of the
+ * HTTP and MCP protocols is the frontends' alone. */
 #ifndef ZEN_FRONTEND_H
 #define ZEN_FRONTEND_H
 
@@ -12,23 +14,20 @@ extern "C" {
 
 typedef struct zen_engine zen_engine;
 
-/* Called from an engine thread for each event of a request (token deltas, final result,
- * errors) as one JSON object; `last` is 1 for the final event. Must not block. */
+/* Before 1.5, generation events crossed as JSON through this callback (submit, below). */
 typedef void (*zen_event_cb)(void* user, const char* event_json, int last);
 
 typedef struct zen_engine_api {
   zen_hdr h;
   /* Strings returned to the caller are host-allocated; release them with free_string. */
   char* (*list_models)(zen_engine* e);
-  /* Returns at once; the request's "endpoint" says what it is: "chat" and "completion"
-   * generate (events start, delta, finish, done), "tokenize" and "detokenize" are answered in
-   * one event {"type": "result", "result": {...}} (docs/SERVING.md). Either may instead end in
-   * one {"type": "error"} event. The work happens on the host's threads, never the caller's. */
+  /* Retired in 1.5 (the JSON requests of 1.0-1.4): submit answers with one error event,
+   * tokenize, detokenize and embed with an error object; use the typed members below. */
   zen_status (*submit)(zen_engine* e, const char* request_json, zen_event_cb cb, void* user,
                        uint64_t* out_id);
+  /* Ends a request of any kind at any stage (its events still end with the last one); unknown
+   * or finished ids are ignored. */
   zen_status (*cancel)(zen_engine* e, uint64_t id);
-  /* Synchronous: the text is tokenized on the caller's thread, which for megabytes of text
-   * holds it for seconds. A frontend with I/O threads submits "endpoint": "tokenize" instead. */
   char* (*tokenize)(zen_engine* e, const char* request_json);
   char* (*detokenize)(zen_engine* e, const char* request_json);
   char* (*embed)(zen_engine* e, const char* request_json);
@@ -45,6 +44,19 @@ typedef struct zen_engine_api {
    * still comes back through cb, with a status other than ZEN_OK returned too. */
   zen_status (*submit_embed)(zen_engine* e, const zen_embed_request* request, zen_embed_cb cb,
                              void* user, uint64_t* out_id);
+  /* ---- appended in 1.5: every task typed; each returns at once like submit_embed (a refusal
+   * comes through cb too), and the work happens on the host's threads, never the caller's ---- */
+  /* Events start, delta..., finish per choice, done; or one error event. */
+  zen_status (*submit_generate)(zen_engine* e, const zen_generate_request* request,
+                                zen_generate_cb cb, void* user, uint64_t* out_id);
+  zen_status (*submit_tokenize)(zen_engine* e, const zen_tokenize_request* request,
+                                zen_tokenize_cb cb, void* user, uint64_t* out_id);
+  zen_status (*submit_rerank)(zen_engine* e, const zen_rerank_request* request, zen_rerank_cb cb,
+                              void* user, uint64_t* out_id);
+  zen_status (*submit_image)(zen_engine* e, const zen_image_request* request, zen_image_cb cb,
+                             void* user, uint64_t* out_id);
+  zen_status (*submit_speech)(zen_engine* e, const zen_speech_request* request, zen_speech_cb cb,
+                              void* user, uint64_t* out_id);
 } zen_engine_api;
 #define ZEN_ENGINE_API_NAME "engine"
 

@@ -1,7 +1,8 @@
-// chat_inputs(): OpenAI messages (arguments as JSON strings, null content, tool results without
-// a name) rendered through the real templates must give exactly what Python jinja2 rendered
-// through transformers for the transformers-style messages (tests/data/templates/fixtures,
-// tools/make_template_fixtures.py). Plus the gemma conversion and the errors.
+// chat_inputs(): typed messages as a frontend sends them (arguments as JSON text, no content for
+// a call-only turn, tool results without a name) rendered through the real templates must give
+// exactly what Python jinja2 rendered through transformers for the transformers-style messages
+// (tests/data/templates/fixtures, tools/make_template_fixtures.py). Plus the gemma conversion
+// and the errors only the engine can see.
 #include <gtest/gtest.h>
 
 #include <ctime>
@@ -19,21 +20,45 @@ using ::zen::test::read_file;
 namespace fs = std::filesystem;
 const fs::path kTemplates = fs::path(ZEN_TEST_DATA_DIR) / "templates";
 
-// The transformers-style messages of a fixture as an OpenAI client sends them.
-Json as_openai(const Json& messages) {
-  Json out = messages;
-  for (Json& m : out) {
-    if (m["role"] == "assistant" && m.contains("tool_calls")) {
-      if (m["content"] == "") m["content"] = nullptr;
-      for (Json& call : m["tool_calls"])
-        call["function"]["arguments"] = call["function"]["arguments"].dump();
-    }
-    if (m["role"] == "tool") m.erase("name");  // chat_inputs finds it from tool_call_id
+zen_chat_role role_of(const std::string& role) {
+  if (role == "system") return ZEN_ROLE_SYSTEM;
+  if (role == "assistant") return ZEN_ROLE_ASSISTANT;
+  if (role == "tool") return ZEN_ROLE_TOOL;
+  return ZEN_ROLE_USER;
+}
+
+// The transformers-style messages of a fixture as typed messages.
+std::vector<task::Message> as_typed(const Json& messages) {
+  std::vector<task::Message> out;
+  for (const Json& m : messages) {
+    const Json c = m.value("content", Json());
+    const std::string content = c.is_string() ? c.get<std::string>() : "";
+    task::Message t = task::Message::text(role_of(m.at("role").get<std::string>()), content);
+    if (t.role == ZEN_ROLE_ASSISTANT && content.empty()) t.content.clear();
+    if (m.contains("tool_calls"))
+      for (const Json& call : m["tool_calls"])
+        t.tool_calls.push_back(task::ToolCall{call.value("id", ""),
+                                              call["function"]["name"].get<std::string>(),
+                                              call["function"]["arguments"].dump()});
+    if (m.contains("tool_call_id")) t.tool_call_id = m["tool_call_id"].get<std::string>();
+    if (m.contains("name") && t.role != ZEN_ROLE_TOOL) t.name = m["name"].get<std::string>();
+    out.push_back(std::move(t));
   }
   return out;
 }
 
-TEST(ChatInputs, OpenAiMessagesRenderLikeTransformers) {
+std::vector<task::Tool> as_typed_tools(const Json& tools) {
+  std::vector<task::Tool> out;
+  if (!tools.is_array()) return out;
+  for (const Json& t : tools) {
+    const Json& fn = t.at("function");
+    out.push_back(task::Tool{fn.at("name").get<std::string>(), fn.value("description", ""),
+                             fn.contains("parameters") ? fn["parameters"].dump() : ""});
+  }
+  return out;
+}
+
+TEST(ChatInputs, TypedMessagesRenderLikeTransformers) {
   int compared = 0;
   for (const auto& entry : fs::directory_iterator(kTemplates / "fixtures")) {
     const Json fixture = Json::parse(read_file(entry.path()));
@@ -48,8 +73,8 @@ TEST(ChatInputs, OpenAiMessagesRenderLikeTransformers) {
            name != "tool_round_trip" && name != "multi_turn" && name != "system_user"))
         continue;
       const Json& in = c.at("inputs");
-      tmpl::ChatInputs inputs =
-          chat_inputs(as_openai(in.at("messages")), in.value("tools", Json()), format);
+      tmpl::ChatInputs inputs = chat_inputs(as_typed(in.at("messages")),
+                                            as_typed_tools(in.value("tools", Json())), format);
       inputs.add_generation_prompt = in.at("add_generation_prompt").get<bool>();
       if (in.contains("bos_token")) inputs.bos_token = in["bos_token"].get<std::string>();
       if (in.contains("eos_token")) inputs.eos_token = in["eos_token"].get<std::string>();
@@ -63,13 +88,13 @@ TEST(ChatInputs, OpenAiMessagesRenderLikeTransformers) {
   EXPECT_GT(compared, 100);
 }
 
-TEST(ChatInputs, ContentPartsDeveloperRoleAndReasoning) {
-  const Json messages = Json::parse(R"([
-    {"role": "developer", "content": "Be brief."},
-    {"role": "user", "content": [{"type": "text", "text": "Hello"}, {"type": "text", "text": "there"}]},
-    {"role": "assistant", "content": "Hi.", "reasoning_content": "greet back", "refusal": null}
-  ])");
-  const tmpl::ChatInputs in = chat_inputs(messages, Json(), ToolFormat::kHermes);
+TEST(ChatInputs, ContentPartsAndReasoning) {
+  std::vector<task::Message> messages = {task::Message::text(ZEN_ROLE_SYSTEM, "Be brief."),
+                                         task::Message::text(ZEN_ROLE_USER, "Hello"),
+                                         task::Message::text(ZEN_ROLE_ASSISTANT, "Hi.")};
+  messages[1].content.push_back(task::ContentPart{ZEN_CONTENT_TEXT, "there", {}, {}});
+  messages[2].reasoning = "greet back";
+  const tmpl::ChatInputs in = chat_inputs(messages, {}, ToolFormat::kHermes);
   EXPECT_EQ(in.messages, Json::parse(R"([
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "Hello\nthere"},
@@ -79,9 +104,9 @@ TEST(ChatInputs, ContentPartsDeveloperRoleAndReasoning) {
 }
 
 TEST(ChatInputs, GemmaGetsToolsInTheSystemTurnAndResultsAsUserText) {
-  const Json tools = Json::parse(R"([{"type": "function", "function": {"name": "get_weather",
-      "description": "Weather now.", "parameters": {"type": "object"}}}])");
-  const Json messages = Json::parse(R"([
+  const std::vector<task::Tool> tools = {
+      task::Tool{"get_weather", "Weather now.", R"({"type": "object"})"}};
+  const Json messages_json = Json::parse(R"([
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "Weather in Paris?"},
     {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
@@ -89,6 +114,8 @@ TEST(ChatInputs, GemmaGetsToolsInTheSystemTurnAndResultsAsUserText) {
     {"role": "tool", "tool_call_id": "call_1", "content": "{\"temperature\": 21}"},
     {"role": "user", "content": "Thanks"}
   ])");
+  std::vector<task::Message> messages = as_typed(messages_json);
+  messages[2].tool_calls[0].arguments = "{\"city\": \"Paris\"}";  // as the client wrote it
   const tmpl::ChatInputs in = chat_inputs(messages, tools, ToolFormat::kGemma);
   EXPECT_FALSE(in.tools.has_value());
   ASSERT_EQ(in.messages.size(), 4u);
@@ -115,7 +142,8 @@ TEST(ChatInputs, GemmaGetsToolsInTheSystemTurnAndResultsAsUserText) {
       << text;
 }
 
-std::string error_param(const Json& messages, const Json& tools = Json()) {
+std::string error_param(const std::vector<task::Message>& messages,
+                        const std::vector<task::Tool>& tools = {}) {
   try {
     chat_inputs(messages, tools, ToolFormat::kHermes);
   } catch (const RequestError& e) {
@@ -124,26 +152,27 @@ std::string error_param(const Json& messages, const Json& tools = Json()) {
   return "no error";
 }
 
-TEST(ChatInputs, ErrorsNameTheField) {
-  EXPECT_EQ(error_param(Json::array()), "messages");
-  EXPECT_EQ(error_param(Json::object()), "messages");
-  EXPECT_EQ(error_param(Json::parse(R"([{"content": "x"}])")), "messages[0]");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "robot", "content": "x"}])")), "messages[0].role");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "user"}])")), "messages[0].content");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "user", "content": 5}])")), "messages[0].content");
-  EXPECT_EQ(error_param(Json::parse(
-                R"([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}])")),
-            "messages[0].content[0].type");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "assistant", "tool_calls": [{"type": "function",
-                "function": {"name": "f", "arguments": "{not json"}}]}])")),
+task::Message call_with_arguments(const std::string& arguments) {
+  task::Message m;
+  m.role = ZEN_ROLE_ASSISTANT;
+  m.tool_calls.push_back(task::ToolCall{"call_1", "f", arguments});
+  return m;
+}
+
+// What only the engine sees: the protocol's own checks are the frontend's
+// (tests/unit/frontend/openai_request_test.cpp).
+TEST(ChatInputs, ErrorsNameTheMember) {
+  EXPECT_EQ(error_param({}), "messages");
+  task::Message image = task::Message::text(ZEN_ROLE_USER, "look");
+  image.content.push_back(task::ContentPart{ZEN_CONTENT_IMAGE, "", {1, 2, 3}, "image/png"});
+  EXPECT_EQ(error_param({image}), "messages[0].content[1].type");
+  EXPECT_EQ(error_param({call_with_arguments("{not json")}),
             "messages[0].tool_calls[0].function.arguments");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "assistant", "tool_calls": [{"type": "function",
-                "function": {"name": "f", "arguments": "[1]"}}]}])")),
+  EXPECT_EQ(error_param({call_with_arguments("[1]")}),
             "messages[0].tool_calls[0].function.arguments");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "tool", "content": "x"}])")),
-            "messages[0].tool_call_id");
-  EXPECT_EQ(error_param(Json::parse(R"([{"role": "user", "content": "x"}])"), Json::array({1})),
-            "tools[0]");
+  EXPECT_EQ(error_param({call_with_arguments(" ")}), "no error");  // blank: no arguments
+  EXPECT_EQ(error_param({task::Message::text(ZEN_ROLE_USER, "x")}, {task::Tool{"f", "", "[1]"}}),
+            "tools");
 }
 
 }  // namespace

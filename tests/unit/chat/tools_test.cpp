@@ -1,5 +1,5 @@
-// Tool-call format detection on the 34 real templates, tools / tool_choice validation, and
-// forced prefixes (expected texts written from each format's documented call syntax).
+// Tool-call format detection on the 34 real templates, the typed tool_choice, and forced
+// prefixes (expected texts written from each format's documented call syntax).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "chat/tools.h"
+
+#include <zen/task.h>
 #include "template/template.h"
 
 namespace zen::chat {
@@ -61,52 +63,18 @@ TEST(Reasoning, TemplatesAndPrompts) {
   EXPECT_FALSE(prompt_opens_reasoning("<|im_start|>assistant\n"));
 }
 
-Json weather_tool(const std::string& name = "get_weather") {
-  return Json::parse(R"({"type": "function", "function": {"name": ")" + name +
-                     R"(", "description": "d", "parameters": {"type": "object"}}})");
-}
-
-TEST(ToolNames, ValidatesTools) {
-  EXPECT_TRUE(tool_names(Json()).empty());
-  EXPECT_EQ(tool_names(Json::array({weather_tool(), weather_tool("search-2")})),
-            (std::vector<std::string>{"get_weather", "search-2"}));
-  auto param_of = [](const Json& tools) {
-    try {
-      tool_names(tools);
-    } catch (const RequestError& e) {
-      return e.param();
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(param_of(Json::object()), "tools");
-  EXPECT_EQ(param_of(Json::array({1})), "tools[0]");
-  EXPECT_EQ(param_of(Json::parse(R"([{"type": "code"}])")), "tools[0].type");
-  EXPECT_EQ(param_of(Json::array({weather_tool("bad name")})), "tools[0].function.name");
-  EXPECT_EQ(param_of(Json::array({weather_tool(std::string(65, 'a'))})), "tools[0].function.name");
-  EXPECT_EQ(param_of(Json::array({weather_tool(), weather_tool()})), "tools[1].function.name");
-  EXPECT_EQ(param_of(Json::parse(
-                R"([{"type": "function", "function": {"name": "f", "parameters": [1]}}])")),
-            "tools[0].function.parameters");
-}
-
-TEST(ToolChoice, Parses) {
+TEST(ToolChoice, FromTheTypedRequest) {
   const std::vector<std::string> names = {"get_weather", "search"};
-  EXPECT_EQ(parse_tool_choice(Json(), names).kind, ToolChoice::Kind::kAuto);
-  EXPECT_EQ(parse_tool_choice(Json(), {}).kind, ToolChoice::Kind::kNone);
-  EXPECT_EQ(parse_tool_choice("none", names).kind, ToolChoice::Kind::kNone);
-  EXPECT_EQ(parse_tool_choice("required", names).kind, ToolChoice::Kind::kRequired);
-  const ToolChoice named = parse_tool_choice(
-      Json::parse(R"({"type": "function", "function": {"name": "search"}})"), names);
+  EXPECT_EQ(tool_choice(ZEN_TOOL_CHOICE_AUTO, "", true).kind, ToolChoice::Kind::kAuto);
+  EXPECT_EQ(tool_choice(ZEN_TOOL_CHOICE_AUTO, "", false).kind, ToolChoice::Kind::kNone);
+  EXPECT_EQ(tool_choice(ZEN_TOOL_CHOICE_NONE, "", true).kind, ToolChoice::Kind::kNone);
+  EXPECT_EQ(tool_choice(ZEN_TOOL_CHOICE_REQUIRED, "", true).kind, ToolChoice::Kind::kRequired);
+  const ToolChoice named = tool_choice(ZEN_TOOL_CHOICE_FUNCTION, "search", true);
   EXPECT_EQ(named.kind, ToolChoice::Kind::kFunction);
   EXPECT_EQ(named.name, "search");
   EXPECT_EQ(allowed_tool_names(named, names), std::vector<std::string>{"search"});
-  EXPECT_TRUE(allowed_tool_names(parse_tool_choice("none", names), names).empty());
-  EXPECT_EQ(allowed_tool_names(parse_tool_choice("auto", names), names), names);
-  for (const char* bad :
-       {R"("sometimes")", R"(7)", R"({"type": "function", "function": {"name": "nope"}})",
-        R"({"type": "function"})", R"({"function": {"name": "search"}})"})
-    EXPECT_THROW(parse_tool_choice(Json::parse(bad), names), RequestError) << bad;
-  EXPECT_THROW(parse_tool_choice("required", {}), RequestError);
+  EXPECT_TRUE(allowed_tool_names(tool_choice(ZEN_TOOL_CHOICE_NONE, "", true), names).empty());
+  EXPECT_EQ(allowed_tool_names(tool_choice(ZEN_TOOL_CHOICE_AUTO, "", true), names), names);
 }
 
 TEST(ForcedPrefix, PerFormat) {

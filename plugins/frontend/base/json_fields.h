@@ -1,21 +1,26 @@
-// Typed reads of a JSON request object for the engine API: each getter names the field in its
-// error ("'temperature' must be a number between 0 and 2"), null counts as absent (clients
-// send explicit nulls for unset options), and finish() refuses fields nobody read.
+// Typed reads of a JSON request object: each getter names the field in its error ("'temperature'
+// must be a number between 0 and 2, got 3"), null counts as absent (clients send explicit nulls
+// for unset options), and finish() refuses fields nobody read, so a typo never silently does
+// nothing. Errors are RequestRefused 400 naming the field.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
 
-#include "api_error.h"
-#include "request.h"
+#include "request_refused.h"
 
-namespace zen::serving {
+namespace zen::frontend {
+
+// Ordered: tool schemas and call arguments reach the chat template in the client's key order.
+using Json = nlohmann::ordered_json;
 
 class JsonFields {
  public:
-  // Throws ApiError 400 when `body` is not an object.
+  // Refuses a `body` that is not an object.
   explicit JsonFields(const Json& body);
 
   const Json* get(const std::string& key);  // nullptr when absent or null; marks it read
@@ -26,7 +31,7 @@ class JsonFields {
   std::optional<bool> boolean(const std::string& key);
   std::optional<std::string> string(const std::string& key);
 
-  // ApiError 400 naming the first field that no getter read.
+  // Refuses the first field that no getter read.
   void finish() const;
 
  private:
@@ -37,4 +42,4 @@ class JsonFields {
 // A value for an error message: its JSON, cut to 60 characters.
 std::string brief(const Json& v);
 
-}  // namespace zen::serving
+}  // namespace zen::frontend

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-namespace zen::serving {
+namespace zen::frontend {
 namespace {
 
 std::string show(double v) {
@@ -34,8 +34,7 @@ std::string brief(const Json& v) {
 
 JsonFields::JsonFields(const Json& body) : body_(body) {
   if (!body.is_object())
-    throw ApiError::invalid(
-        "", "the request body must be a JSON object, got " + std::string(body.type_name()));
+    refuse("", "the request body must be a JSON object, got " + std::string(body.type_name()));
 }
 
 const Json* JsonFields::get(const std::string& key) {
@@ -49,8 +48,7 @@ std::optional<double> JsonFields::number(const std::string& key, double lo, doub
   const Json* v = get(key);
   if (!v) return std::nullopt;
   if (!v->is_number() || !(v->get<double>() >= lo && v->get<double>() <= hi))
-    throw ApiError::invalid(
-        key, "'" + key + "' must be " + describe_range(lo, hi, false) + ", got " + brief(*v));
+    refuse(key, "'" + key + "' must be " + describe_range(lo, hi, false) + ", got " + brief(*v));
   return v->get<double>();
 }
 
@@ -67,33 +65,29 @@ std::optional<int64_t> JsonFields::integer(const std::string& key, int64_t lo, i
     in_range = v->get<int64_t>() >= lo && v->get<int64_t>() <= hi;
   }
   if (!in_range)
-    throw ApiError::invalid(
-        key, "'" + key + "' must be " +
-                 describe_range(static_cast<double>(lo), static_cast<double>(hi), true) + ", got " +
-                 brief(*v));
+    refuse(key, "'" + key + "' must be " +
+                    describe_range(static_cast<double>(lo), static_cast<double>(hi), true) +
+                    ", got " + brief(*v));
   return v->is_number_unsigned() ? static_cast<int64_t>(v->get<uint64_t>()) : v->get<int64_t>();
 }
 
 std::optional<bool> JsonFields::boolean(const std::string& key) {
   const Json* v = get(key);
   if (!v) return std::nullopt;
-  if (!v->is_boolean())
-    throw ApiError::invalid(key, "'" + key + "' must be a boolean, got " + brief(*v));
+  if (!v->is_boolean()) refuse(key, "'" + key + "' must be a boolean, got " + brief(*v));
   return v->get<bool>();
 }
 
 std::optional<std::string> JsonFields::string(const std::string& key) {
   const Json* v = get(key);
   if (!v) return std::nullopt;
-  if (!v->is_string())
-    throw ApiError::invalid(key, "'" + key + "' must be a string, got " + brief(*v));
+  if (!v->is_string()) refuse(key, "'" + key + "' must be a string, got " + brief(*v));
   return v->get<std::string>();
 }
 
 void JsonFields::finish() const {
   for (const auto& [key, value] : body_.items())
-    if (!read_.count(key))
-      throw ApiError::invalid(key, "Unrecognized request argument supplied: " + key);
+    if (!read_.count(key)) refuse(key, "Unrecognized request argument supplied: " + key);
 }
 
-}  // namespace zen::serving
+}  // namespace zen::frontend
