@@ -36,8 +36,9 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
       devices_.push_back(graph::DeviceRef::open(c->table, c->index, c->id, c->plugin->last_error));
     if (model_->kind() == ZEN_MODEL_ENCODER)
       encoder_ = std::make_unique<model::Encoder>(*model_, devices_, std::move(encoder_params));
-    else
+    else if (model_->kind() == ZEN_MODEL_DECODER)
       context_ = std::make_unique<model::Context>(*model_, devices_, std::move(params));
+    // A media encoder's runner is made by its caller (model::MediaEncoder).
   } catch (...) {
     for (graph::DeviceRef& d : devices_) d.close();
     throw;

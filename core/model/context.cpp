@@ -45,6 +45,18 @@ Batch Batch::sequence(std::span<const int32_t> ids, int32_t pos0, int32_t seq, b
   return b;
 }
 
+void Batch::give(size_t i, std::span<const float> row) {
+  if (i >= tokens.size()) throw Error(ZEN_ERR_INVALID_ARG, "batch: give() past the last token");
+  if (n_embd_given == 0) n_embd_given = static_cast<uint32_t>(row.size());
+  if (row.size() != n_embd_given || row.empty())
+    throw Error(ZEN_ERR_INVALID_ARG, "batch: given rows differ in width (" +
+                                         std::to_string(row.size()) + " vs " +
+                                         std::to_string(n_embd_given) + ")");
+  given_row.resize(tokens.size(), -1);
+  given_row[i] = static_cast<int32_t>(given.size() / n_embd_given);
+  given.insert(given.end(), row.begin(), row.end());
+}
+
 Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, ContextParams params)
     : model_(model),
       params_(params),
@@ -83,6 +95,11 @@ void Context::plan(const zen_batch& shape) {
   auto [g, n_vocab] = model_.build_graph(
       shape, [this](std::string_view n) { return resolve(n); }, "logits", "n_vocab",
       shape.n_outputs);
+  if (shape.n_given > 0 && g.find("given_embd") == graph::kNoTensor)
+    throw Error(ZEN_ERR_UNSUPPORTED, model_.arch().plugin +
+                                         ": the graph does not read given input embeddings "
+                                         "(\"given_embd\", ABI 1.5), so it takes no image or "
+                                         "audio input");
   if (shape.gather_kv && kv_.bytes() > 0 && g.find("kv_rows") == graph::kNoTensor)
     throw Error(ZEN_ERR_UNSUPPORTED, model_.arch().plugin +
                                          ": the graph does not read the gathered cache rows "
@@ -93,6 +110,7 @@ void Context::plan(const zen_batch& shape) {
   planned_tokens_ = shape.n_tokens;
   planned_kv_ = shape.n_kv;
   planned_outputs_ = shape.n_outputs;
+  planned_given_ = shape.n_given;
   ++plans_;
 }
 
@@ -114,6 +132,10 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
       put(out_ids.data(), out_ids.size() * sizeof(int32_t));
     } else if (name == "kv_rows") {
       put(rows_.data(), rows_.size() * sizeof(int32_t));
+    } else if (name == "given_embd") {
+      put(given_.data(), given_.size() * sizeof(float));
+    } else if (name == "embd_pick") {
+      put(pick_.data(), pick_.size() * sizeof(int32_t));
     } else if (name == "kq_mask" || name.starts_with(kMaskSwa)) {
       uint32_t window = 0;
       if (name != "kq_mask") {
@@ -168,6 +190,24 @@ void Context::fill_gathered_mask(float* mask, uint32_t n_rows, std::span<const i
   }
 }
 
+uint32_t Context::pick_given(const Batch& b, size_t begin, size_t end) {
+  given_.clear();
+  pick_.clear();
+  if (b.given_row.empty()) return 0;
+  const size_t n = end - begin, width = b.n_embd_given;
+  for (size_t t = 0; t < n; ++t) {
+    const int32_t row = b.given_row[begin + t];
+    if (row < 0) {
+      pick_.push_back(static_cast<int32_t>(t));
+      continue;
+    }
+    pick_.push_back(static_cast<int32_t>(n + given_.size() / width));
+    const float* src = b.given.data() + static_cast<size_t>(row) * width;
+    given_.insert(given_.end(), src, src + width);
+  }
+  return static_cast<uint32_t>(given_.size() / std::max<size_t>(width, 1));
+}
+
 void Context::run(const Batch& b, size_t begin, size_t end) {
   const uint32_t n = static_cast<uint32_t>(end - begin);
   std::span<const int32_t> pos(b.positions.data() + begin, n), seq(b.seq_ids.data() + begin, n);
@@ -198,8 +238,9 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
     shape.n_kv = params_.gather_kv ? gather_rows(seq) : kv_.n_kv(kRowPad);
     shape.gather_kv = params_.gather_kv ? 1 : 0;
     shape.n_outputs = static_cast<uint32_t>(out_ids.size());
+    shape.n_given = pick_given(b, begin, end);
     if (shape.n_tokens != planned_tokens_ || shape.n_kv != planned_kv_ ||
-        shape.n_outputs != planned_outputs_)
+        shape.n_outputs != planned_outputs_ || shape.n_given != planned_given_)
       plan(shape);
     set_inputs(b, begin, end, slots, shape.n_kv, out_ids);
     sched_.compute();
@@ -221,6 +262,12 @@ void Context::decode(const Batch& b) {
   if (b.positions.size() != n || b.seq_ids.size() != n || b.logits.size() != n)
     throw Error(ZEN_ERR_INVALID_ARG, "batch: tokens, positions, seq_ids and logits differ in size");
   if (n == 0) throw Error(ZEN_ERR_INVALID_ARG, "batch: no tokens");
+  if (!b.given_row.empty() && b.given_row.size() != n)
+    throw Error(ZEN_ERR_INVALID_ARG, "batch: given_row and tokens differ in size");
+  for (int32_t row : b.given_row)
+    if (row >= 0 && (static_cast<size_t>(row) + 1) * b.n_embd_given > b.given.size())
+      throw Error(ZEN_ERR_INVALID_ARG,
+                  "batch: given_row " + std::to_string(row) + " is past the given rows");
   for (size_t i = 0; i < n; ++i)
     if (b.positions[i] < 0 || b.seq_ids[i] < 0)
       throw Error(ZEN_ERR_INVALID_ARG,

@@ -39,6 +39,16 @@ struct ContextParams {
 struct Batch {
   std::vector<int32_t> tokens, positions, seq_ids;
   std::vector<uint8_t> logits;  // 1 = return logits for this token
+  // Input embeddings given for some tokens instead of looked up (a media encoder's output at
+  // its positions; zen_batch.n_given): given_row[i] is the row of `given` (n_embd floats each)
+  // token i reads, -1 for a looked-up token; empty when none is given. The token id of such a
+  // position is still its KV identity (a placeholder the prefix cache keys on).
+  std::vector<int32_t> given_row;
+  std::vector<float> given;
+  uint32_t n_embd_given = 0;
+
+  // Gives token i the input embedding `row` (n_embd floats).
+  void give(size_t i, std::span<const float> row);
 
   // Tokens of one sequence at positions pos0, pos0 + 1, ...; logits for the last token only,
   // or for every token.
@@ -84,6 +94,8 @@ class Context {
   // gather_kv: fills rows_ for the sequences of positions/seqs (padded to a multiple of 32)
   // and returns the row count.
   uint32_t gather_rows(std::span<const int32_t> seqs);
+  // Fills given_ and pick_ for tokens [begin, end) and returns how many rows are given.
+  uint32_t pick_given(const Batch& b, size_t begin, size_t end);
   void fill_gathered_mask(float* mask, uint32_t n_rows, std::span<const int32_t> positions,
                           std::span<const int32_t> seqs, uint32_t window) const;
   std::optional<graph::WeightInfo> resolve(std::string_view name) const;
@@ -93,13 +105,16 @@ class Context {
   KvCache kv_;
   graph::Scheduler sched_;
   int32_t n_vocab_ = 0;
-  // Shape of the planned graph: (tokens, kv cells, outputs).
-  uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0;
+  // Shape of the planned graph: (tokens, kv cells, outputs, given rows).
+  uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0, planned_given_ = 0;
   uint64_t plans_ = 0;
   std::vector<float> logits_;
   std::vector<KeptTensor> kept_;
   size_t n_outputs_ = 0;
   std::vector<float> mask_;
+  // This micro-batch's given rows and each token's pick ("given_embd", "embd_pick").
+  std::vector<float> given_;
+  std::vector<int32_t> pick_;
   // gather_kv: cell ids of the gathered rows (the graph input "kv_rows"), and where each
   // sequence's rows start.
   std::vector<int32_t> rows_;

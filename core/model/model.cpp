@@ -35,7 +35,7 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
   if (ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, model_kind))
     kind_ = static_cast<zen_model_kind>(arch_.table->model_kind);
   const char* abi_gap = nullptr;
-  if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER)
+  if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER && kind_ != ZEN_MODEL_MEDIA_ENCODER)
     abi_gap = "declares a model kind this host does not know (zen_arch_v1.model_kind)";
   else if (kind_ == ZEN_MODEL_DECODER &&
            (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, cache_rows) || !arch_.table->cache_rows))
@@ -55,11 +55,22 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
 
 void Model::expect_kind(zen_model_kind want) const {
   if (kind_ == want) return;
-  throw Error(ZEN_ERR_INVALID_ARG,
-              file_->path() + (kind_ == ZEN_MODEL_ENCODER
-                                   ? " is an encoder: it makes embeddings, not text (zen-engine "
-                                     "embed)"
-                                   : " is not an encoder: it makes text, not embeddings"));
+  const char* what = "";
+  switch (kind_) {
+    case ZEN_MODEL_ENCODER:
+      what = " is an encoder: it makes embeddings, not text (zen-engine embed)";
+      break;
+    case ZEN_MODEL_MEDIA_ENCODER:
+      what =
+          " is an image/audio encoder: it makes a decoder's input rows, not text (zen-engine "
+          "embed --media)";
+      break;
+    default:
+      what = want == ZEN_MODEL_ENCODER ? " is not an encoder: it makes text, not embeddings"
+                                       : " is not an image/audio encoder: it makes text";
+      break;
+  }
+  throw Error(ZEN_ERR_INVALID_ARG, file_->path() + what);
 }
 
 std::optional<graph::WeightInfo> Model::weight(std::string_view name) const {
@@ -91,10 +102,13 @@ std::pair<graph::Graph, int64_t> Model::build_graph(const zen_batch& shape,
     throw Error(ZEN_ERR_INTERNAL,
                 arch_.plugin + ": the graph has no \"" + std::string(output) + "\" output");
   const graph::Tensor& t = g.tensor(out);
-  if (t.type != ZEN_TYPE_F32 || t.ne[1] != n_columns || t.ne[2] != 1 || t.ne[3] != 1)
-    throw Error(ZEN_ERR_INTERNAL, arch_.plugin + ": \"" + output + "\" is " + graph::describe(t) +
-                                      ", expected F32 [" + width_name + ", " +
-                                      std::to_string(n_columns) + "]");
+  if (t.type != ZEN_TYPE_F32 || (n_columns != kAnyColumns && t.ne[1] != n_columns) ||
+      t.ne[2] != 1 || t.ne[3] != 1)
+    throw Error(ZEN_ERR_INTERNAL,
+                arch_.plugin + ": \"" + output + "\" is " + graph::describe(t) +
+                    ", expected F32 [" + width_name + ", " +
+                    (n_columns == kAnyColumns ? std::string("rows") : std::to_string(n_columns)) +
+                    "]");
   const int64_t width = t.ne[0];
   return {std::move(g), width};
 }

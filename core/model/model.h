@@ -52,6 +52,8 @@ class Model {
   // The architecture's graph for `shape` (leaves found through `resolve`) and the width of its
   // output `output`, which must be F32 [width, n_columns] ("logits" of a decoder, "embeddings"
   // of an encoder; `width_name` words the message). Throws naming the plugin otherwise.
+  // n_columns for an output whose column count the graph decides (a media encoder's rows).
+  static constexpr uint32_t kAnyColumns = UINT32_MAX;
   std::pair<graph::Graph, int64_t> build_graph(const zen_batch& shape,
                                                const graph::WeightResolver& resolve,
                                                const char* output, const char* width_name,

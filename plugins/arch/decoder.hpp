@@ -129,7 +129,7 @@ class Decoder {
     zen::Rope rope = attn_.rope;
     if (freqs_) rope.freq_factors = g.weight("rope_freqs.weight");
     zen_t mask = in.mask();
-    zen_t x = g.get_rows(g.weight("token_embd.weight"), in.tokens);
+    zen_t x = in.with_given(g.get_rows(g.weight("token_embd.weight"), in.tokens));
     for (uint32_t il = 0; il < attn_.n_layer; ++il) {
       auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
       zen_t h = g.name(g.rms_norm(x, w("attn_norm.weight"), attn_.eps), "attn_norm", il);

@@ -58,7 +58,8 @@ class Gemma3 {
     zen::BatchInputs in(g, b);
     const float eps = attn_.eps;
     zen_t x = g.get_rows(g.weight("token_embd.weight"), in.tokens);
-    x = g.scale(x, std::sqrt(static_cast<float>(attn_.n_embd)));
+    // Looked-up rows are scaled; given rows (a media encoder's) come as the decoder reads them.
+    x = in.with_given(g.scale(x, std::sqrt(static_cast<float>(attn_.n_embd))));
     for (uint32_t il = 0; il < attn_.n_layer; ++il) {
       auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
       const bool local = window_[il] > 0;

@@ -65,6 +65,12 @@ typedef struct zen_model_api {
  *                                state to send through the output head)
  *   "kv_rows"   I32 [n_kv]       only when batch->gather_kv: the cells attention reads, in
  *                                this order (the masks are then over these rows)
+ *   "given_embd" F32 [n_embd, G] only when batch->n_given (ABI 1.5) is G > 0: input
+ *                                embeddings given for some tokens (an image's or an audio
+ *                                clip's, from a media encoder) instead of looked up
+ *   "embd_pick" I32 [T]          with them: token t's input row in the table of the T looked-up
+ *                                rows followed by the G given ones (t, or T + g); the SDK's
+ *                                BatchInputs::with_given does the pick (zen/arch_blocks.hpp)
  * and states "cache.k.<layer>" / "cache.v.<layer>" of [row, kv_size] (row widths from
  * zen_arch_v1.cache_rows). It marks one output, "logits" F32 [n_vocab, n_outputs].
  *
@@ -79,7 +85,15 @@ typedef struct zen_model_api {
  *   "seq_first", "seq_last" I32 [S]  each sequence's first and last token (CLS and last-token
  *                            pooling are get_rows of them)
  * and marks one output, "embeddings" F32 [n_embd, S]: one pooled vector per sequence, not
- * normalized (the runtime normalizes when the caller asks). */
+ * normalized (the runtime normalizes when the caller asks).
+ *
+ * A media encoder (ZEN_MODEL_MEDIA_ENCODER, ABI 1.5: an image or audio tower with its
+ * projector) keeps no cache and reads one input,
+ *   "media"     F32 [batch->media_ne]  an image as [width, height, channels] (values as the
+ *                                model's preprocessing left them), or audio features as
+ *                                [n_mel, frames]
+ * and marks one output, "embeddings" F32 [n_embd, N]: N rows a decoder reads as the input
+ * embeddings of N consecutive positions ("given_embd" above), so n_embd is the decoder's. */
 typedef struct zen_batch {
   zen_hdr h;
   uint32_t n_tokens;
@@ -97,13 +111,20 @@ typedef struct zen_batch {
   uint32_t gather_kv;
   /* ---- appended in 1.4 ---- */
   uint32_t n_seqs; /* encoders: sequences in the batch (seq_ids run 0 .. n_seqs - 1) */
+  /* ---- appended in 1.5 ---- */
+  /* decoders: tokens whose input embedding is given ("given_embd", "embd_pick" above); a graph
+   * that does not read them makes the runtime refuse such a batch, naming the model. */
+  uint32_t n_given;
+  /* media encoders: the shape of the input "media" (unused dimensions 1) */
+  uint32_t media_ne[4];
 } zen_batch;
 
 /* What a model is, and so how the runtime drives it (zen_arch_v1.model_kind). Append-only:
- * image/audio encoders feeding a decoder and plugin-driven pipelines get the next values. */
+ * plugin-driven pipelines (a denoising loop, a codec decoder) get the next value. */
 typedef enum zen_model_kind {
-  ZEN_MODEL_DECODER = 0, /* a causal LM over a KV cache, marking "logits" (the default) */
-  ZEN_MODEL_ENCODER = 1  /* a bidirectional encoder with pooling, marking "embeddings" */
+  ZEN_MODEL_DECODER = 0,      /* a causal LM over a KV cache, marking "logits" (the default) */
+  ZEN_MODEL_ENCODER = 1,      /* a bidirectional encoder with pooling, marking "embeddings" */
+  ZEN_MODEL_MEDIA_ENCODER = 2 /* an image/audio tower: "media" in, rows a decoder reads (1.5) */
 } zen_model_kind;
 
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */

@@ -35,6 +35,17 @@ class BatchInputs {
   }
   const zen_batch& batch() const { return b_; }
 
+  // The input rows x [n_embd, T] (looked up, maybe scaled) with the rows the batch gives
+  // (ABI 1.5: an image's or audio's embeddings at their positions) put in their tokens' place;
+  // x itself when the batch gives none. Exact: rows are picked, not blended.
+  zen_t with_given(zen_t x) {
+    if (!ZEN_HAS_MEMBER(&b_, zen_batch, n_given) || b_.n_given == 0) return x;
+    const int64_t n_embd = g_.shape(x)[0];
+    zen_t given = g_.input("given_embd", ZEN_TYPE_F32, {n_embd, static_cast<int64_t>(b_.n_given)});
+    zen_t pick = g_.input("embd_pick", ZEN_TYPE_I32, {static_cast<int64_t>(b_.n_tokens)});
+    return g_.get_rows(g_.op(ZEN_OP_CONCAT, {x, given}, {1}), pick);
+  }
+
   zen_t tokens, positions, slots, out_ids;
   // I32 [n_kv] cache cells attention reads, in this order, when the batch says gather_kv
   // (deterministic mode); negative when attention reads cells [0, n_kv) directly.

@@ -3,7 +3,9 @@
 //  - gather_kv: a sequence decoded alone gets bit-identical logits wherever its blocks sit and
 //    whatever else is cached (before, between and after its blocks);
 //  - a prefix attached from the cache gives the logits of a full recompute;
-//  - a failed decode leaves the cache as it was; decode steps reuse one plan.
+//  - a failed decode leaves the cache as it was; decode steps reuse one plan;
+//  - input embeddings given at some positions (what a media encoder hands a decoder) are read
+//    exactly where the token's own row would have been.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -291,6 +293,52 @@ TEST_P(ContextOnTinyModel, KeptTensorsHoldTheirValuesAndLeaveTheLogitsAsTheyWere
     EXPECT_NE(std::string(e.what()).find("no tensor named 'no_such_tensor'"), std::string::npos)
         << e.what();
   }
+}
+
+// Token id's input row as the architecture reads it: the F32 table's row (gemma scales it by
+// sqrt(n_embd) before given rows are put in).
+std::vector<float> input_row(const model::Model& m, const std::string& arch, int32_t id) {
+  const std::optional<graph::WeightInfo> w = m.weight("token_embd.weight");
+  if (!w || w->type != ZEN_TYPE_F32 || !w->where.on_host()) return {};
+  const size_t n_embd = static_cast<size_t>(w->ne[0]);
+  const float* row = static_cast<const float*>(w->where.host) + static_cast<size_t>(id) * n_embd;
+  std::vector<float> out(row, row + n_embd);
+  if (arch == "gemma3")
+    for (float& v : out) v *= std::sqrt(static_cast<float>(n_embd));
+  return out;
+}
+
+TEST_P(ContextOnTinyModel, GivenEmbeddingsAreReadAtTheirPositions) {
+  const Ids prompt = slice(ids_, 0, 20);
+  if (input_row(lm_->model(), GetParam(), prompt[0]).empty())
+    GTEST_SKIP() << "the token table is not F32 on the host";
+  auto with_placeholders = [&](bool give) {
+    model::Batch b = model::Batch::sequence(prompt, 0, 0, true);
+    for (size_t i = 3; i < 11; ++i) {  // across the micro-batch edge at 8
+      if (give) b.give(i, input_row(lm_->model(), GetParam(), prompt[i]));
+      b.tokens[i] = (prompt[i] + 1) % 32;  // a placeholder: the row must come from `given`
+    }
+    return b;
+  };
+  model::ContextParams p = params(false);
+  p.n_batch = 8;
+  auto run = [&](const model::Batch& b) {
+    auto ctx = context(p);
+    ctx->decode(b);
+    Rows out;
+    for (size_t i = 0; i < ctx->n_outputs(); ++i)
+      out.emplace_back(ctx->logits(i).begin(), ctx->logits(i).end());
+    return out;
+  };
+  const Rows looked_up = run(model::Batch::sequence(prompt, 0, 0, true));
+  const Rows given = run(with_placeholders(true));
+  const Rows placeholders = run(with_placeholders(false));
+  EXPECT_TRUE(bit_identical(looked_up, given)) << "max |diff| " << max_abs_diff(looked_up, given);
+  EXPECT_GT(max_abs_diff(looked_up, placeholders), 1e-3);  // the placeholders alone differ
+
+  model::Batch ragged = with_placeholders(true);
+  ragged.given.pop_back();  // the last given row is cut short
+  EXPECT_THROW(context(p)->decode(ragged), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, ContextOnTinyModel, ::testing::Values("qwen3", "gemma3"));
