@@ -3,41 +3,19 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <optional>
-#include <thread>
 
 #include "context.h"
-#include "mcp/tool_hub.h"
-#include "serving/c_api.h"
-#include "serving/engine_service.h"
-#include "serving/model_registry.h"
+#include "serving/server.h"
 #include "store/store.h"
 
 namespace zen::cli {
 namespace {
 
 std::string model_id(const std::filesystem::path& path) { return path.stem().string(); }
-
-serving::ModelOptions model_options(const host::ServeConfig& s, const EngineOptions& o) {
-  serving::ModelOptions m;
-  m.n_ctx = o.ctx ? o.ctx : s.ctx;
-  m.engine.deterministic = o.deterministic || s.deterministic;
-  // Auto: the sequences running together are as many as the KV cache admits (the engine admits
-  // a request only when the blocks its prompt needs are free), as llama-server's and vLLM's do.
-  const unsigned parallel = o.parallel ? o.parallel : s.parallel;
-  m.engine.max_running = parallel ? parallel : host::kAutoParallel;
-  m.engine.max_queued = o.queue_given ? o.queue : s.queue;
-  m.engine.prefill_chunk = s.prefill_chunk;
-  m.engine.prefill_while_decoding = s.prefill_while_decoding;
-  // Room for one decode token per running sequence and at least one prompt token.
-  m.engine.max_batch_tokens = std::max(s.max_batch_tokens, m.engine.max_running + 1);
-  return m;
-}
 
 std::vector<serving::ModelSpec> model_specs(const EngineOptions& o) {
   if (o.aliases.size() > o.models.size())
@@ -50,9 +28,14 @@ std::vector<serving::ModelSpec> model_specs(const EngineOptions& o) {
   return specs;
 }
 
-// --mcp-config, else the config file's serve.mcp_config; empty when neither is set.
-std::string mcp_config_path(const host::Config& config, const EngineOptions& o) {
-  return o.mcp_config.empty() ? config.serve.mcp_config : o.mcp_config;
+// The config file's serve section with the command's flags applied.
+host::ServeConfig serve_config(host::ServeConfig s, const EngineOptions& o) {
+  if (o.ctx) s.ctx = o.ctx;
+  if (o.parallel) s.parallel = o.parallel;
+  if (o.queue_given) s.queue = o.queue;
+  s.deterministic = s.deterministic || o.deterministic;
+  if (!o.mcp_config.empty()) s.mcp_config = o.mcp_config;
+  return s;
 }
 
 }  // namespace
@@ -96,51 +79,21 @@ int run_engine(const GlobalOptions& global, const EngineOptions& o, const RunPla
 
   const std::vector<serving::ModelSpec> specs = model_specs(o);
   auto host = make_context(global, [&](host::Config& c) { o.compute.apply(c); });
-  const host::ServeConfig& sc = host->config.serve;
-  const std::vector<serving::FrontendConfig> frontend_configs = plan.frontends(host->config);
-
-  serving::ModelRegistry models(*host->plugins, host->config, model_options(sc, o), specs,
-                                log_line);
-  serving::EngineService service(models, log_line);
-  if (const std::string path = mcp_config_path(host->config, o); !path.empty())
-    service.set_tool_hub(mcp::ToolHub::start(std::filesystem::path(path), log_line));
-
-  std::optional<serving::Frontends> frontends;
-  auto start_frontends = [&] {
-    frontends.emplace(*host->plugins, frontend_configs, serving::engine_api(),
-                      serving::engine_handle(service));
-    for (const std::string& address : frontends->addresses()) log_line("serving on " + address);
-  };
+  serving::Server server(*host->plugins, host->config, serve_config(host->config.serve, o), specs,
+                         plan.frontends(host->config), plan.frontends_after_load, log_line);
   std::atomic<bool> all_failed{false};
-  std::thread watcher;
-  if (plan.frontends_after_load) {
-    models.start_loading();
-    if (models.wait_loaded() == std::optional<size_t>(0)) {
-      models.stop();
-      log_line("no model could be loaded; exiting");
-      return 1;
-    }
-    start_frontends();
-  } else {
-    start_frontends();  // first, so /health and /ready answer while the models load
-    models.start_loading();
-    // A server whose every model failed has nothing to serve: stop it, exit 1.
-    watcher = std::thread([&] {
-      if (models.wait_loaded() == std::optional<size_t>(0)) {
-        all_failed = true;
-        kill(getpid(), SIGTERM);  // process-directed: the sigwait below takes it
-      }
-    });
+  const bool started = server.start([&] {
+    all_failed = true;
+    kill(getpid(), SIGTERM);  // process-directed: the sigwait below takes it
+  });
+  if (started) {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (!all_failed)
+      log_line(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
+    server.stop();
   }
-
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  if (!all_failed)
-    log_line(std::string("stopping (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
-  frontends.reset();
-  models.stop();
-  if (watcher.joinable()) watcher.join();
-  if (all_failed) {
+  if (!started || all_failed) {
     log_line("no model could be loaded; exiting");
     return 1;
   }
