@@ -35,8 +35,12 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
   if (ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, model_kind))
     kind_ = static_cast<zen_model_kind>(arch_.table->model_kind);
   const char* abi_gap = nullptr;
-  if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER && kind_ != ZEN_MODEL_MEDIA_ENCODER)
+  if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER &&
+      kind_ != ZEN_MODEL_MEDIA_ENCODER && kind_ != ZEN_MODEL_PIPELINE)
     abi_gap = "declares a model kind this host does not know (zen_arch_v1.model_kind)";
+  else if (kind_ == ZEN_MODEL_PIPELINE && (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, run) ||
+                                           !arch_.table->run || !arch_.table->pipeline_tasks))
+    abi_gap = "is a pipeline without run() or the tasks it answers (zen_arch_v1.run, ABI 1.5)";
   else if (kind_ == ZEN_MODEL_DECODER &&
            (!ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, cache_rows) || !arch_.table->cache_rows))
     abi_gap = "does not describe its KV cache (zen_arch_v1.cache_rows, ABI 1.1)";
@@ -65,9 +69,12 @@ void Model::expect_kind(zen_model_kind want) const {
           " is an image/audio encoder: it makes a decoder's input rows, not text (zen-engine "
           "embed --media)";
       break;
+    case ZEN_MODEL_PIPELINE:
+      what = " is a pipeline (images or speech), not a text model";
+      break;
     default:
       what = want == ZEN_MODEL_ENCODER ? " is not an encoder: it makes text, not embeddings"
-                                       : " is not an image/audio encoder: it makes text";
+                                       : " is a text model, not this kind of model";
       break;
   }
   throw Error(ZEN_ERR_INVALID_ARG, file_->path() + what);
@@ -97,6 +104,7 @@ std::pair<graph::Graph, int64_t> Model::build_graph(const zen_batch& shape,
                         (err[0]                 ? err
                          : b.last_error.empty() ? "failed"
                                                 : b.last_error));
+  if (!output) return {std::move(g), 0};  // a pipeline's stage: its outputs are its own
   const graph::TensorId out = g.find(output);
   if (out == graph::kNoTensor || !(g.tensor(out).flags & ZEN_TENSOR_OUTPUT))
     throw Error(ZEN_ERR_INTERNAL,

@@ -51,7 +51,8 @@ class Model {
   std::optional<graph::WeightInfo> weight(std::string_view name) const;
   // The architecture's graph for `shape` (leaves found through `resolve`) and the width of its
   // output `output`, which must be F32 [width, n_columns] ("logits" of a decoder, "embeddings"
-  // of an encoder; `width_name` words the message). Throws naming the plugin otherwise.
+  // of an encoder; `width_name` words the message). Throws naming the plugin otherwise. With
+  // output NULL (a pipeline's stage) nothing is checked and the width is 0.
   // n_columns for an output whose column count the graph decides (a media encoder's rows).
   static constexpr uint32_t kAnyColumns = UINT32_MAX;
   std::pair<graph::Graph, int64_t> build_graph(const zen_batch& shape,

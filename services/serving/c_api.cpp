@@ -218,8 +218,8 @@ zen_status submit_tokenize(zen_engine* e, const zen_tokenize_request* req, zen_t
       });
 }
 
-// Rerank, image and speech: numbered for the model kinds that will answer them; no served
-// model declares them yet, so each request is refused naming its model and what it serves.
+// Rerank: numbered for the model kinds that will answer it (issue 20); no served model
+// declares it yet, so each request is refused naming its model and what it serves.
 ApiError not_served(EngineService& s, const char* model, const char* task) {
   const std::string id = task::copy(model);
   const uint32_t kinds = s.task_kinds(id);
@@ -245,20 +245,68 @@ zen_status submit_rerank(zen_engine* e, const zen_rerank_request* req, zen_reran
                       [&](const zen_task_error* err) { cb(user, nullptr, err); });
 }
 
+// A pipeline request's strings, owned while it waits and runs.
+struct PipelineStrings {
+  std::string model, a, b;
+  zen_str view_a() const { return task::view(a); }
+  zen_str view_b() const { return task::view(b); }
+};
+
+template <class Cb>
+void send_error(Cb cb, void* user, const ApiError& err) {
+  const task::TaskError te = err.task_error();
+  const zen_task_error c = te.c_view();
+  cb(user, nullptr, &c, 1);
+}
+
 zen_status submit_image(zen_engine* e, const zen_image_request* req, zen_image_cb cb, void* user,
                         uint64_t* out_id) {
   if (!cb) return ZEN_ERR_INVALID_ARG;
   if (out_id) *out_id = 0;
-  return refuse_typed(e, req ? req->model : nullptr, "image generation",
-                      [&](const zen_task_error* err) { cb(user, nullptr, err, 1); });
+  return submit_typed(
+      [&](const ApiError& err) { send_error(cb, user, err); },
+      [&] {
+        if (!e || !req || !ZEN_HAS_MEMBER(req, zen_image_request, seed))
+          throw ApiError::invalid("", "no engine, or an incomplete image request");
+        auto strings = std::make_shared<PipelineStrings>(PipelineStrings{
+            task::copy(req->model), task::copy(req->prompt), task::copy(req->negative_prompt)});
+        zen_image_request copy = *req;
+        const uint64_t id = service(e).run_pipeline(
+            strings->model,
+            [strings, copy, cb, user](ServedModel& m, const std::atomic<bool>& cancel) mutable {
+              copy.model = strings->model.c_str();
+              copy.prompt = strings->view_a();
+              copy.negative_prompt = strings->view_b();
+              m.image(copy, cb, user, cancel);
+            },
+            [cb, user](const ApiError& err) { send_error(cb, user, err); });
+        if (out_id) *out_id = id;
+      });
 }
 
 zen_status submit_speech(zen_engine* e, const zen_speech_request* req, zen_speech_cb cb, void* user,
                          uint64_t* out_id) {
   if (!cb) return ZEN_ERR_INVALID_ARG;
   if (out_id) *out_id = 0;
-  return refuse_typed(e, req ? req->model : nullptr, "speech",
-                      [&](const zen_task_error* err) { cb(user, nullptr, err, 1); });
+  return submit_typed(
+      [&](const ApiError& err) { send_error(cb, user, err); },
+      [&] {
+        if (!e || !req || !ZEN_HAS_MEMBER(req, zen_speech_request, seed))
+          throw ApiError::invalid("", "no engine, or an incomplete speech request");
+        auto strings = std::make_shared<PipelineStrings>(
+            PipelineStrings{task::copy(req->model), task::copy(req->text), task::copy(req->voice)});
+        zen_speech_request copy = *req;
+        const uint64_t id = service(e).run_pipeline(
+            strings->model,
+            [strings, copy, cb, user](ServedModel& m, const std::atomic<bool>& cancel) mutable {
+              copy.model = strings->model.c_str();
+              copy.text = strings->view_a();
+              copy.voice = strings->view_b();
+              m.speech(copy, cb, user, cancel);
+            },
+            [cb, user](const ApiError& err) { send_error(cb, user, err); });
+        if (out_id) *out_id = id;
+      });
 }
 
 }  // namespace

@@ -58,6 +58,12 @@ EngineService::EngineService(ModelRegistry& models, LogFn log)
     : models_(models), log_(std::move(log)) {}
 
 EngineService::~EngineService() {
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, entry] : in_flight_)
+      if (entry.stop) *entry.stop = true;  // a running pipeline stops at its next step
+  }
+  pipelines_.stop();
   prep_.stop();  // what was queued is prepared and submitted (or refused) first
   std::vector<std::shared_ptr<ToolLoop>> loops;
   {
@@ -138,6 +144,32 @@ Embeddings EngineService::embed_now(const EmbedRequest& r) const {
   }
   out.vectors = model->embed(seqs, r.normalize);
   return out;
+}
+
+uint64_t EngineService::run_pipeline(const std::string& model, PipelineWork work,
+                                     std::function<void(const ApiError&)> fail) {
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mu_);
+    id = next_id_++;
+    in_flight_[id].stop = stop;
+  }
+  auto task = [this, id, model, stop, work = std::move(work), fail = std::move(fail)] {
+    try {
+      work(*models_.find(model), *stop);
+    } catch (const ApiError& e) {
+      fail(e);
+    } catch (const std::exception& e) {
+      fail(ApiError::internal(e.what()));
+    }
+    release(id);
+  };
+  if (!pipelines_.post(std::move(task))) {
+    release(id);
+    throw ApiError::unavailable("the server is shutting down", "shutting_down");
+  }
+  return id;
 }
 
 uint32_t EngineService::task_kinds(const std::string& id) const {
@@ -258,6 +290,7 @@ void EngineService::cancel(uint64_t id) {
     engine_id = it->second.engine_id;
     model = it->second.model.lock();
     loop = it->second.loop;
+    if (it->second.stop) *it->second.stop = true;
   }
   if (loop) loop->cancel();  // between rounds: its tool calls are abandoned
   if (model && engine_id != 0) model->engine().cancel(engine_id);
@@ -295,7 +328,7 @@ Tokenized EngineService::tokenize_now(const TokenizeRequest& r) const {
 std::string EngineService::metrics() const {
   std::vector<std::pair<std::string, engine::Metrics>> all;
   for (const auto& m : models_.ready())
-    if (!m->is_encoder()) all.emplace_back(m->id(), m->engine().metrics());
+    if (m->generates()) all.emplace_back(m->id(), m->engine().metrics());
   return prometheus_text(all);
 }
 

@@ -4,6 +4,7 @@
 // (a frontend's I/O thread); tokens come back as events on the model's engine thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -84,6 +85,12 @@ class EngineService {
   // Queues a tokenize or detokenize request the same way: text can be megabytes, so it is
   // worked on there like a prompt.
   void tokenize(TokenizeRequest request, TokenizeDone done);
+  // Queues a pipeline request (image, speech) on the pipeline thread and returns its id at
+  // once: `work` runs it on the served model, with the flag cancel(id) sets; an ApiError it
+  // throws (or the model lookup's) goes to `fail`. Throws ApiError only when stopping.
+  using PipelineWork = std::function<void(ServedModel& model, const std::atomic<bool>& cancel)>;
+  uint64_t run_pipeline(const std::string& model, PipelineWork work,
+                        std::function<void(const ApiError&)> fail);
   // The zen_task_kind bits model `id` serves; 0 when there is no such model ready.
   uint32_t task_kinds(const std::string& id) const;
   std::string metrics() const;
@@ -97,6 +104,7 @@ class EngineService {
     uint64_t engine_id = 0;            // 0 until Engine::submit returned
     bool cancel_requested = false;
     std::shared_ptr<ToolLoop> loop;  // set for a tool loop: the entry lives across its rounds
+    std::shared_ptr<std::atomic<bool>> stop;  // set for a pipeline request: cancel() sets it
   };
   // On a preparation thread: check, template, tokenize and submit request `id`.
   void prepare(uint64_t id, task::GenerateRequest typed, EmitFn emit,
@@ -135,7 +143,8 @@ class EngineService {
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_id_ = 1;
   WorkerThreads tool_threads_;  // the tool loops' MCP calls
-  TaskPool prep_{2};            // prepare(): JSON, chat template, tokenizer (also tokenize)
+  TaskPool prep_{2};            // prepare(): chat template, tokenizer (also tokenize, embed)
+  TaskPool pipelines_{1};       // image and speech requests, one at a time
 };
 
 }  // namespace zen::serving

@@ -134,7 +134,7 @@ void ModelRegistry::stop() {
   if (loader_.joinable()) loader_.join();
   std::vector<std::shared_ptr<ServedModel>> models = ready();
   for (const auto& m : models)
-    if (!m->is_encoder()) m->engine().stop();
+    if (m->generates()) m->engine().stop();
 }
 
 }  // namespace zen::serving

@@ -32,6 +32,10 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   info_.path = path;
   for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
   info_.created = file_mtime(path);
+  if (loaded_->model().kind() == ZEN_MODEL_PIPELINE) {
+    pipeline_ = std::make_unique<model::Pipeline>(loaded_->model(), loaded_->devices());
+    return;
+  }
   if (loaded_->model().kind() == ZEN_MODEL_ENCODER) {
     encoder_ = &loaded_->encoder();
     info_.n_ctx = loaded_->model().n_ctx_train();
@@ -67,13 +71,52 @@ const tokenizer::Tokenizer& ServedModel::tokenizer() const {
   return *tokenizer_;
 }
 
-uint32_t ServedModel::task_kinds() const { return encoder_ ? ZEN_TASK_EMBED : ZEN_TASK_GENERATE; }
+uint32_t ServedModel::task_kinds() const {
+  if (pipeline_) return pipeline_->tasks();
+  return encoder_ ? ZEN_TASK_EMBED : ZEN_TASK_GENERATE;
+}
 
 void ServedModel::check_generates() const {
   if (is_encoder())
     throw ApiError::invalid("model", "model '" + id_ +
                                          "' is an embedding model: it answers /v1/embeddings, "
                                          "not generation");
+  if (pipeline_)
+    throw ApiError::invalid("model",
+                            "model '" + id_ + "' is an image or speech model, not a text model");
+}
+
+namespace {
+
+// Runs one pipeline request, its failures as the ApiErrors a request ends with.
+template <class F>
+void run_pipeline(const model::Pipeline* p, uint32_t task, const std::string& id, std::mutex& mu,
+                  F&& f) {
+  if (!p || !(p->tasks() & task))
+    throw ApiError::invalid("model", "model '" + id + "' does not make " +
+                                         (task == ZEN_TASK_IMAGE ? "images" : "speech"));
+  std::lock_guard lock(mu);
+  try {
+    f();
+  } catch (const Error& e) {
+    if (e.status == ZEN_ERR_CANCELLED) throw ApiError::unavailable(e.message, "cancelled");
+    if (e.status == ZEN_ERR_INVALID_ARG) throw ApiError::invalid("", e.message);
+    throw;
+  }
+}
+
+}  // namespace
+
+void ServedModel::image(const zen_image_request& request, zen_image_cb cb, void* user,
+                        const std::atomic<bool>& cancel) {
+  run_pipeline(pipeline_.get(), ZEN_TASK_IMAGE, id_, pipeline_mu_,
+               [&] { pipeline_->image(request, cb, user, &cancel); });
+}
+
+void ServedModel::speech(const zen_speech_request& request, zen_speech_cb cb, void* user,
+                         const std::atomic<bool>& cancel) {
+  run_pipeline(pipeline_.get(), ZEN_TASK_SPEECH, id_, pipeline_mu_,
+               [&] { pipeline_->speech(request, cb, user, &cancel); });
 }
 
 engine::Engine& ServedModel::engine() {

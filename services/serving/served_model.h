@@ -5,6 +5,7 @@
 // thread-safe).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "engine/engine.h"
 #include "loaded_model.h"
+#include "model/pipeline.h"
 #include "plugin_registry.h"
 #include "template/template.h"
 #include "tokenizer/tokenizer.h"
@@ -51,6 +53,8 @@ class ServedModel {
   // The zen_task_kind bits it serves (zen/task.h).
   uint32_t task_kinds() const;
   bool is_encoder() const { return encoder_ != nullptr; }
+  // A text model (with an engine), not an encoder or a pipeline.
+  bool generates() const { return engine_ != nullptr; }
   // An encoder's pooled vectors of token sequences, in order (one caller at a time inside).
   // Throws ApiError 400 for a sequence the model cannot take, or for a decoder.
   std::vector<std::vector<float>> embed(const std::vector<std::vector<int32_t>>& seqs,
@@ -66,7 +70,14 @@ class ServedModel {
   bool template_has_reasoning() const { return template_has_reasoning_; }
   // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
   const std::vector<int32_t>& eog_tokens() const { return eog_; }
-  // Throws ApiError 400 for an encoder (it serves embeddings, not generation).
+  // A pipeline's image or speech (model::Pipeline), one request at a time: its events go to
+  // cb. Throws ApiError: 400 for a model that does not make them or a request it refuses,
+  // 503 cancelled when `cancel` was set between steps.
+  void image(const zen_image_request& request, zen_image_cb cb, void* user,
+             const std::atomic<bool>& cancel);
+  void speech(const zen_speech_request& request, zen_speech_cb cb, void* user,
+              const std::atomic<bool>& cancel);
+  // Throws ApiError 400 for an encoder or a pipeline (they serve no text generation).
   void check_generates() const;
   // Throw as check_generates does.
   engine::Engine& engine();
@@ -84,8 +95,10 @@ class ServedModel {
   std::vector<int32_t> eog_;
   std::string tokenizer_error_;  // why an encoder has no tokenizer
   std::mutex encoder_mu_;
-  model::Encoder* encoder_ = nullptr;       // an encoder's (owned by loaded_)
-  std::unique_ptr<engine::Engine> engine_;  // declared last: destroyed first
+  model::Encoder* encoder_ = nullptr;  // an encoder's (owned by loaded_)
+  std::mutex pipeline_mu_;
+  std::unique_ptr<model::Pipeline> pipeline_;  // a pipeline's
+  std::unique_ptr<engine::Engine> engine_;     // declared last: destroyed first
 };
 
 }  // namespace zen::serving

@@ -74,14 +74,17 @@ static_assert(sizeof(zen_quant_v1) == 24);
 static_assert(sizeof(zen_hparam_desc) == 32);
 static_assert(sizeof(zen_model_api) == 64);
 static_assert(offsetof(zen_model_api, get_array_f32) == 48);
-static_assert(sizeof(zen_batch) == 88);
+static_assert(sizeof(zen_batch) == 96);
 static_assert(offsetof(zen_batch, kv_size) == 48);
 static_assert(offsetof(zen_batch, n_outputs) == 56);
 static_assert(offsetof(zen_batch, gather_kv) == 60);  // ABI 1.2
 static_assert(offsetof(zen_batch, n_seqs) == 64);     // ABI 1.4
 static_assert(offsetof(zen_batch, n_given) == 68);    // ABI 1.5
 static_assert(offsetof(zen_batch, media_ne) == 72);   // ABI 1.5
-static_assert(sizeof(zen_arch_v1) == 80);
+static_assert(offsetof(zen_batch, stage) == 88);      // ABI 1.5
+static_assert(sizeof(zen_arch_v1) == 88);
+static_assert(offsetof(zen_arch_v1, pipeline_tasks) == 76);  // ABI 1.5
+static_assert(offsetof(zen_arch_v1, run) == 80);             // ABI 1.5
 static_assert(offsetof(zen_arch_v1, model_kind) == 72);  // ABI 1.4
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);

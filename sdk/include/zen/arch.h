@@ -7,6 +7,7 @@
 
 #include <zen/abi.h>
 #include <zen/graph.h>
+#include <zen/task.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,7 +94,14 @@ typedef struct zen_model_api {
  *                                model's preprocessing left them), or audio features as
  *                                [n_mel, frames]
  * and marks one output, "embeddings" F32 [n_embd, N]: N rows a decoder reads as the input
- * embeddings of N consecutive positions ("given_embd" above), so n_embd is the decoder's. */
+ * embeddings of N consecutive positions ("given_embd" above), so n_embd is the decoder's.
+ *
+ * A pipeline (ZEN_MODEL_PIPELINE, ABI 1.5: a diffusion model's text encoders, denoiser and
+ * VAE; a TTS model's decoder and codec) is driven by the plugin's own run() (zen_arch_v1.run).
+ * Its sub-models are graphs like any other: run() asks the runtime (zen_runtime_api) to plan
+ * the graph build_graph makes for a batch whose `stage` names the sub-model (the plugin's own
+ * numbering, with media_ne for a shape), sets the inputs it declared by name, computes it as
+ * often as the loop needs, and reads its outputs by name. */
 typedef struct zen_batch {
   zen_hdr h;
   uint32_t n_tokens;
@@ -117,15 +125,56 @@ typedef struct zen_batch {
   uint32_t n_given;
   /* media encoders: the shape of the input "media" (unused dimensions 1) */
   uint32_t media_ne[4];
+  /* pipelines: which sub-model's graph to build (the plugin's numbering) */
+  uint32_t stage;
 } zen_batch;
 
 /* What a model is, and so how the runtime drives it (zen_arch_v1.model_kind). Append-only:
  * plugin-driven pipelines (a denoising loop, a codec decoder) get the next value. */
 typedef enum zen_model_kind {
-  ZEN_MODEL_DECODER = 0,      /* a causal LM over a KV cache, marking "logits" (the default) */
-  ZEN_MODEL_ENCODER = 1,      /* a bidirectional encoder with pooling, marking "embeddings" */
-  ZEN_MODEL_MEDIA_ENCODER = 2 /* an image/audio tower: "media" in, rows a decoder reads (1.5) */
+  ZEN_MODEL_DECODER = 0,       /* a causal LM over a KV cache, marking "logits" (the default) */
+  ZEN_MODEL_ENCODER = 1,       /* a bidirectional encoder with pooling, marking "embeddings" */
+  ZEN_MODEL_MEDIA_ENCODER = 2, /* an image/audio tower: "media" in, rows a decoder reads (1.5) */
+  ZEN_MODEL_PIPELINE = 3       /* sub-models the plugin drives in run() (1.5) */
 } zen_model_kind;
+
+/* ---- pipelines (ABI 1.5) ------------------------------------------------------------------ */
+typedef struct zen_runtime zen_runtime;           /* host-owned: one run's devices */
+typedef struct zen_stage_runner zen_stage_runner; /* host-owned: one planned sub-model graph */
+
+/* What run() builds and runs sub-models with. Errors are statuses; zen_plugin_last_error's
+ * convention does not apply (these are host functions): a failing call's message is in the
+ * status the host returns from the whole run. */
+typedef struct zen_runtime_api {
+  zen_hdr h;
+  /* Plans the graph build_graph makes for `shape` (shape->stage, shape->media_ne) on the run's
+   * devices; the runner computes it as often as asked. */
+  zen_status (*plan)(zen_runtime* rt, const zen_batch* shape, zen_stage_runner** out);
+  /* An input the graph declared, whole (its bytes as declared). */
+  zen_status (*set_input)(zen_stage_runner* r, const char* name, const void* data, uint64_t bytes);
+  zen_status (*compute)(zen_stage_runner* r);
+  /* An output the graph marked, whole. */
+  zen_status (*get_output)(zen_stage_runner* r, const char* name, void* data, uint64_t bytes);
+  void (*release)(zen_stage_runner* r);
+  /* Nonzero once the request was cancelled: run() stops between steps and returns
+   * ZEN_ERR_CANCELLED. */
+  int (*cancelled)(zen_runtime* rt);
+} zen_runtime_api;
+
+/* One request for a pipeline: the task's typed request in, the task's typed events out, as a
+ * frontend receives them (zen/task.h). run() sends progress and finally the result (last = 1);
+ * when it fails it sends no last event and returns the status and message instead. */
+typedef struct zen_pipeline_call {
+  zen_hdr h;
+  uint32_t task;                  /* one zen_task_kind bit the plugin declared in pipeline_tasks */
+  const zen_image_request* image; /* ZEN_TASK_IMAGE */
+  zen_image_cb on_image;
+  const zen_speech_request* speech; /* ZEN_TASK_SPEECH */
+  zen_speech_cb on_speech;
+  void* user; /* for the callbacks */
+  zen_runtime* runtime;
+  const zen_runtime_api* api;
+} zen_pipeline_call;
 
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */
 
@@ -150,6 +199,9 @@ typedef struct zen_arch_v1 {
   /* ---- appended in 1.4 ---- */
   uint32_t model_kind; /* zen_model_kind; absent (an older plugin) = ZEN_MODEL_DECODER. An
                           encoder may leave cache_rows NULL. */
+  /* ---- appended in 1.5 ---- */
+  uint32_t pipeline_tasks; /* ZEN_MODEL_PIPELINE: the zen_task_kind bits run() answers */
+  zen_status (*run)(zen_arch_model* am, const zen_pipeline_call* call, char* err, size_t err_len);
 } zen_arch_v1;
 
 #ifdef __cplusplus

@@ -14,7 +14,10 @@
 //
 // An encoder (pooled embeddings, no KV cache) declares
 //     static constexpr zen_model_kind kKind = ZEN_MODEL_ENCODER;
-// and leaves out cache_rows and n_layers; sdk/examples/mean_pooled_encoder is one.
+// and leaves out cache_rows and n_layers; sdk/examples/mean_pooled_encoder is one. A pipeline
+// declares kKind = ZEN_MODEL_PIPELINE, the tasks it answers (static constexpr uint32_t kTasks =
+// ZEN_TASK_IMAGE) and `void run(const zen_pipeline_call& call) const`, which drives its
+// sub-models with zen::Stage (zen/pipeline.hpp); build() then makes the graph of b.stage.
 //
 // Constructors and build() throw zen::Error; the wrappers turn that into a status and the
 // one-line message the host prints.
@@ -199,6 +202,26 @@ struct ArchTable {
       return ZEN_ERR_NOT_FOUND;
     }
   }
+  static constexpr bool kHasRun = requires(const Impl& m, const zen_pipeline_call& c) { m.run(c); };
+  static zen_status run(zen_arch_model* am, const zen_pipeline_call* call, char* err, size_t len) {
+    std::string why;
+    zen_status st = guarded(why, [&] {
+      if (!am || !call) throw Error(ZEN_ERR_INVALID_ARG, "run: NULL model or call");
+      if constexpr (kHasRun) {
+        reinterpret_cast<const Impl*>(am)->run(*call);
+      } else {
+        throw Error(ZEN_ERR_UNSUPPORTED, "run: not a pipeline");
+      }
+    });
+    write_reason(err, len, why);
+    return st;
+  }
+  static constexpr uint32_t tasks() {
+    if constexpr (requires { Impl::kTasks; })
+      return static_cast<uint32_t>(Impl::kTasks);
+    else
+      return 0;
+  }
   static constexpr zen_arch_v1 table() {
     return zen_arch_v1{ZEN_HDR_INIT(zen_arch_v1),
                        Impl::kNames,
@@ -209,7 +232,9 @@ struct ArchTable {
                        unload,
                        build_graph,
                        kHasCache ? cache_rows : nullptr,
-                       kind()};
+                       kind(),
+                       tasks(),
+                       kHasRun ? run : nullptr};
   }
 };
 
