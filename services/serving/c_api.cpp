@@ -259,54 +259,47 @@ void send_error(Cb cb, void* user, const ApiError& err) {
   cb(user, nullptr, &c, 1);
 }
 
-zen_status submit_image(zen_engine* e, const zen_image_request* req, zen_image_cb cb, void* user,
-                        uint64_t* out_id) {
+// One pipeline request (image or speech): its model and two texts copied, `run` (the served
+// model's image or speech) on the pipeline thread, a failure as the task's one last event.
+template <class Req, class Cb>
+zen_status submit_pipeline(zen_engine* e, const Req* req, Cb cb, void* user, uint64_t* out_id,
+                           const char* what, zen_str Req::*text_a, zen_str Req::*text_b,
+                           void (ServedModel::*run)(const Req&, Cb, void*,
+                                                    const std::atomic<bool>&)) {
   if (!cb) return ZEN_ERR_INVALID_ARG;
   if (out_id) *out_id = 0;
   return submit_typed(
       [&](const ApiError& err) { send_error(cb, user, err); },
       [&] {
-        if (!e || !req || !ZEN_HAS_MEMBER(req, zen_image_request, seed))
-          throw ApiError::invalid("", "no engine, or an incomplete image request");
+        if (!e || !req || !ZEN_HAS_MEMBER(req, Req, seed))
+          throw ApiError::invalid("",
+                                  std::string("no engine, or an incomplete ") + what + " request");
         auto strings = std::make_shared<PipelineStrings>(PipelineStrings{
-            task::copy(req->model), task::copy(req->prompt), task::copy(req->negative_prompt)});
-        zen_image_request copy = *req;
+            task::copy(req->model), task::copy(req->*text_a), task::copy(req->*text_b)});
         const uint64_t id = service(e).run_pipeline(
             strings->model,
-            [strings, copy, cb, user](ServedModel& m, const std::atomic<bool>& cancel) mutable {
+            [strings, copy = *req, text_a, text_b, run, cb, user](
+                ServedModel& m, const std::atomic<bool>& cancel) mutable {
               copy.model = strings->model.c_str();
-              copy.prompt = strings->view_a();
-              copy.negative_prompt = strings->view_b();
-              m.image(copy, cb, user, cancel);
+              copy.*text_a = strings->view_a();
+              copy.*text_b = strings->view_b();
+              (m.*run)(copy, cb, user, cancel);
             },
             [cb, user](const ApiError& err) { send_error(cb, user, err); });
         if (out_id) *out_id = id;
       });
 }
 
+zen_status submit_image(zen_engine* e, const zen_image_request* req, zen_image_cb cb, void* user,
+                        uint64_t* out_id) {
+  return submit_pipeline(e, req, cb, user, out_id, "image", &zen_image_request::prompt,
+                         &zen_image_request::negative_prompt, &ServedModel::image);
+}
+
 zen_status submit_speech(zen_engine* e, const zen_speech_request* req, zen_speech_cb cb, void* user,
                          uint64_t* out_id) {
-  if (!cb) return ZEN_ERR_INVALID_ARG;
-  if (out_id) *out_id = 0;
-  return submit_typed(
-      [&](const ApiError& err) { send_error(cb, user, err); },
-      [&] {
-        if (!e || !req || !ZEN_HAS_MEMBER(req, zen_speech_request, seed))
-          throw ApiError::invalid("", "no engine, or an incomplete speech request");
-        auto strings = std::make_shared<PipelineStrings>(
-            PipelineStrings{task::copy(req->model), task::copy(req->text), task::copy(req->voice)});
-        zen_speech_request copy = *req;
-        const uint64_t id = service(e).run_pipeline(
-            strings->model,
-            [strings, copy, cb, user](ServedModel& m, const std::atomic<bool>& cancel) mutable {
-              copy.model = strings->model.c_str();
-              copy.text = strings->view_a();
-              copy.voice = strings->view_b();
-              m.speech(copy, cb, user, cancel);
-            },
-            [cb, user](const ApiError& err) { send_error(cb, user, err); });
-        if (out_id) *out_id = id;
-      });
+  return submit_pipeline(e, req, cb, user, out_id, "speech", &zen_speech_request::text,
+                         &zen_speech_request::voice, &ServedModel::speech);
 }
 
 }  // namespace
