@@ -44,6 +44,7 @@ struct Config {
   std::vector<std::string> devices;       // "vulkan:0", "cpu"; empty = every device found
   std::string cpu_variant;                // "" = best that runs here
   unsigned cpu_threads = 0;               // 0 = one per physical core
+  std::string isq;  // --isq: weights quantized to this type as they load ("" = as published)
   Pinning cpu_pinning = Pinning::cores;
   std::string log_level = "info";
   ServeConfig serve;

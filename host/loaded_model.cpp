@@ -1,12 +1,12 @@
 #include "loaded_model.h"
 #include <algorithm>
+#include <optional>
 
 #include <zen/plugin.hpp>
 
 #include "device_selection.h"
 
 namespace zen::host {
-namespace {
 
 std::vector<model::ArchPlugin> arch_plugins(const PluginRegistry& plugins) {
   std::vector<model::ArchPlugin> out;
@@ -15,13 +15,13 @@ std::vector<model::ArchPlugin> arch_plugins(const PluginRegistry& plugins) {
   return out;
 }
 
-}  // namespace
-
 LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
                          const std::string& path, model::ContextParams params,
                          model::EncoderParams encoder_params) {
-  file_ = std::make_shared<const model::ModelFile>(path);
   const std::vector<model::ArchPlugin> archs = arch_plugins(plugins);
+  std::optional<quant::InSituOptions> isq;
+  if (!config.isq.empty()) isq = quant::in_situ_options(config.isq, config.cpu_threads, "isq");
+  file_ = model::ModelFile::open(path, archs, isq ? &*isq : nullptr);
   model_ = std::make_unique<model::Model>(file_, archs);
 
   std::vector<DeviceCandidate> candidates = select_devices(plugins, config);

@@ -17,6 +17,9 @@
 
 namespace zen::host {
 
+// The loaded architecture plugins' tables (what model::ModelFile::open and model::Model take).
+std::vector<model::ArchPlugin> arch_plugins(const PluginRegistry& plugins);
+
 class LoadedModel {
  public:
   // Throws zen::Error naming the file, the missing plugin or the failing device.

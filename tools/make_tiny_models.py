@@ -30,6 +30,7 @@ from tiny_models import gguf_export, hf_model, reference  # noqa: E402
 from tiny_models.gguf_forward import GGUFModel  # noqa: E402
 from tiny_models.corpus import TOKENIZER_CHECK_TEXTS  # noqa: E402
 from tiny_models.specs import SPECS, build_vocabs, spec_by_name  # noqa: E402
+from tiny_models.vocab import CONTROL  # noqa: E402
 
 DEFAULT_OUT = ROOT / "tests" / "data" / "models" / "tiny"
 LOGITS_LAYOUT = ("raw little-endian float32, row-major [n_tokens, n_vocab]; row i holds the "
@@ -125,17 +126,52 @@ def check_llama3_factors(spec, model) -> None:
         raise AssertionError(f"{spec.name}: rope_freqs {ours} != transformers' {default / scaled}")
 
 
+# A ChatML template for the Qwen-style vocabulary, so the HF directory tests see one read.
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+          "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def spm_tokenizer_json(model_file: Path, vocab) -> str:
+    """A SentencePiece BPE model as the tokenizer.json Gemma ships: BPE over its pieces with
+    byte fallback, spaces normalized to U+2581, the control pieces as special added tokens."""
+    from tokenizers import Tokenizer, decoders, models, normalizers
+    from transformers.convert_slow_tokenizer import SentencePieceExtractor
+
+    extracted = SentencePieceExtractor(str(model_file)).extract(models.BPE)
+    tok = Tokenizer(models.BPE(vocab=extracted["vocab"], merges=extracted["merges"],
+                               unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+    tok.normalizer = normalizers.Replace(" ", "\u2581")
+    tok.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(),
+                                     decoders.Fuse()])
+    tok.add_special_tokens([t for t, k in zip(vocab.tokens, vocab.token_types) if k == CONTROL])
+    for text in TOKENIZER_CHECK_TEXTS:
+        if tok.encode(text, add_special_tokens=False).ids != vocab.encode(text):
+            raise AssertionError(f"tokenizer.json differs from sentencepiece on {text!r}")
+    return tok.to_str()
+
+
 def save_hf_dir(path: Path, model, vocab) -> None:
+    """The model as a Hugging Face directory, as published models ship: config.json,
+    generation_config.json, model.safetensors, tokenizer.json and tokenizer_config.json (the
+    SentencePiece vocabulary converted to tokenizer.json by transformers, as Gemma ships)."""
     path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path)
     for name, data in vocab.hf_files.items():
         (path / name).write_bytes(data)
+    if vocab.model == "llama":
+        (path / "tokenizer.json").write_text(spm_tokenizer_json(path / "tokenizer.model", vocab))
+        (path / "tokenizer.model").unlink()
     names = {i: t for i, t in enumerate(vocab.tokens)}
     config = {f"{role}_token": names[i] for role, i in vocab.special_ids.items()}
     config["add_bos_token"] = vocab.add_bos
     config["tokenizer_class"] = ("GemmaTokenizer" if vocab.model == "llama"
                                  else "PreTrainedTokenizerFast")
+    if vocab.pre == "qwen2":
+        config["chat_template"] = CHATML
     (path / "tokenizer_config.json").write_text(json.dumps(config, indent=1))
+    generation = json.loads((path / "generation_config.json").read_text())
+    generation.update({"do_sample": True, "temperature": 0.7, "top_k": 20, "top_p": 0.8})
+    (path / "generation_config.json").write_text(json.dumps(generation, indent=2))
 
 
 def main() -> int:

@@ -156,6 +156,24 @@ File File::parse(std::span<const uint8_t> bytes, const Limits& limits) {
   return Parser::run(bytes, limits);
 }
 
+File File::assemble(std::vector<KeyValue> metadata, std::vector<TensorInfo> tensors,
+                    std::shared_ptr<const void> storage) {
+  File f;
+  f.version_ = 3;
+  f.storage_ = std::move(storage);
+  for (size_t i = 0; i < metadata.size(); ++i)
+    if (!f.kv_index_.emplace(metadata[i].key, i).second)
+      throw Error("duplicate key " + quote(metadata[i].key));
+  f.kv_ = std::move(metadata);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!f.tensor_index_.emplace(tensors[i].name, i).second)
+      throw Error("duplicate tensor " + quote(tensors[i].name));
+    f.assembled_bytes_ += tensors[i].n_bytes;
+  }
+  f.tensors_ = std::move(tensors);
+  return f;
+}
+
 File::File(File&&) noexcept = default;
 File& File::operator=(File&&) noexcept = default;
 File::~File() = default;

@@ -56,6 +56,12 @@ class File {
   static File open(const std::string& path, const Limits& limits = {});
   // Parses bytes in place; the caller keeps them alive and unchanged while the File is used.
   static File parse(std::span<const uint8_t> bytes, const Limits& limits = {});
+  // A File made in memory rather than read: a model assembled from another format (a Hugging
+  // Face directory, core/hf). Tensor data points wherever `storage` keeps it (mapped shards,
+  // converted buffers), and the File keeps `storage` alive. Duplicate keys or tensor names are
+  // an Error. file_size() is the sum of the tensors' bytes, bytes() is empty.
+  static File assemble(std::vector<KeyValue> metadata, std::vector<TensorInfo> tensors,
+                       std::shared_ptr<const void> storage);
 
   File(File&&) noexcept;
   File& operator=(File&&) noexcept;
@@ -66,7 +72,9 @@ class File {
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const {
+    return mapping_ || !bytes_.empty() ? bytes_.size() : assembled_bytes_;
+  }
   std::span<const uint8_t> bytes() const { return bytes_; }
 
   // Metadata in file order.
@@ -99,8 +107,10 @@ class File {
 
   friend class Parser;
 
-  std::unique_ptr<MappedFile> mapping_;  // null for parse()
+  std::unique_ptr<MappedFile> mapping_;  // null for parse() and assemble()
+  std::shared_ptr<const void> storage_;  // assemble() only
   std::span<const uint8_t> bytes_;
+  uint64_t assembled_bytes_ = 0;
   uint32_t version_ = 0;
   uint64_t alignment_ = kDefaultAlignment;
   uint64_t data_offset_ = 0;

@@ -20,12 +20,6 @@
 
 namespace zen::model {
 
-// An architecture plugin's table, with the name its plugin registered under (for messages).
-struct ArchPlugin {
-  std::string plugin;
-  const zen_arch_v1* table = nullptr;
-};
-
 class Model {
  public:
   // Picks the plugin whose names include the file's general.architecture and loads the model

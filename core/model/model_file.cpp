@@ -4,10 +4,63 @@
 #include <cmath>
 #include <limits>
 
+#include <zen/plugin.hpp>
+
+#include "hf/directory.h"
+
 namespace zen::model {
 
-ModelFile::ModelFile(const std::string& path) : path_(path), file_(gguf::File::open(path)) {
+ModelFile::ModelFile(const std::string& path) : ModelFile(path, gguf::File::open(path)) {}
+
+ModelFile::ModelFile(std::string path, gguf::File file)
+    : path_(std::move(path)), file_(std::move(file)) {
   arch_ = std::string(file_.get_string("general.architecture"));
+}
+
+namespace {
+
+// A GGUF quantized as it loads: its metadata and tensors placed again (quant/in_situ.h).
+gguf::File quantize_gguf(const std::string& path, const quant::InSituOptions& isq) {
+  struct Storage {
+    gguf::File file;
+    quant::TensorBuffers buffers;
+  };
+  auto storage = std::make_shared<Storage>(Storage{gguf::File::open(path), {}});
+  std::vector<quant::SourceTensor> sources;
+  for (const gguf::TensorInfo& t : storage->file.tensors()) sources.push_back({t, {}});
+  std::vector<gguf::KeyValue> kv = storage->file.metadata();
+  std::vector<gguf::TensorInfo> tensors =
+      quant::place_tensors(std::move(sources), kv, &isq, storage->buffers, path);
+  return gguf::File::assemble(std::move(kv), std::move(tensors), std::move(storage));
+}
+
+}  // namespace
+
+std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path,
+                                                 std::span<const ArchPlugin> archs,
+                                                 const quant::InSituOptions* isq) {
+  if (!hf::is_model_directory(path))
+    return isq ? std::make_shared<const ModelFile>(path, quantize_gguf(path, *isq))
+               : std::make_shared<const ModelFile>(path);
+  const hf::Directory dir(path);
+  const std::vector<std::string> classes = dir.class_names();
+  std::string known;
+  for (const ArchPlugin& a : archs) {
+    if (!ZEN_HAS_MEMBER(a.table, zen_arch_v1, hf) || !a.table->hf) continue;
+    for (uint32_t i = 0; i < a.table->n_names; ++i) {
+      known += (known.empty() ? "" : ", ") + std::string(a.table->names[i]);
+      if (std::find(classes.begin(), classes.end(), a.table->names[i]) != classes.end())
+        return std::make_shared<const ModelFile>(
+            path, dir.assemble(a.table->names[0], *a.table->hf, isq));
+    }
+  }
+  std::string named;
+  for (const std::string& c : classes) named += (named.empty() ? "'" : ", '") + c + "'";
+  throw Error(ZEN_ERR_UNSUPPORTED,
+              path + ": no architecture plugin loads Hugging Face " +
+                  (named.empty() ? "models without \"architectures\"" : named) +
+                  " (plugins that load Hugging Face directories answer to: " +
+                  (known.empty() ? "none" : known) + ")");
 }
 
 std::string ModelFile::key(std::string_view k) const {

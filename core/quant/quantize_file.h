@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gguf/gguf.h"
+#include "quant/convert.h"
 #include "quant/recipe.h"
 
 namespace zen::quant {
@@ -42,7 +43,11 @@ QuantizeFileResult quantize_file(const std::string& in_path, const std::string& 
                                  const QuantizeStart& on_start = {},
                                  const QuantizeProgress& on_tensor = {});
 
-// Types the reference codecs can produce, except the activation-only formats.
-bool can_quantize_to(zen_type t);
+// The same for a model already open: a GGUF, or a Hugging Face directory assembled by core/hf
+// (in_label names it in messages).
+QuantizeFileResult quantize_file(const gguf::File& in, const std::string& in_label,
+                                 const std::string& out_path, const QuantizeFileOptions& options,
+                                 const QuantizeStart& on_start = {},
+                                 const QuantizeProgress& on_tensor = {});
 
 }  // namespace zen::quant

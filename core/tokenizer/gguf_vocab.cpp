@@ -22,6 +22,10 @@ constexpr std::string_view kMerges = "tokenizer.ggml.merges";
 constexpr std::string_view kAddBos = "tokenizer.ggml.add_bos_token";
 constexpr std::string_view kAddEos = "tokenizer.ggml.add_eos_token";
 constexpr std::string_view kAddSpacePrefix = "tokenizer.ggml.add_space_prefix";
+// Written by gguf_metadata_from_hf (hf_json.h) for what GGUF has no key for.
+constexpr std::string_view kPreRegexes = "tokenizer.zen.pre_regexes";
+constexpr std::string_view kIgnoreMerges = "tokenizer.zen.ignore_merges";
+constexpr std::string_view kSource = "tokenizer.zen.source";
 
 [[noreturn]] void fail(std::string_view key, const std::string& what) {
   throw Error("tokenizer: metadata key '" + std::string(key) + "': " + what);
@@ -160,14 +164,21 @@ constexpr SpecialKey kSpecialKeys[] = {
 
 void read_special_ids(const gguf::File& f, Vocab& v, const PreTokenizerSpec* pre) {
   SpecialIds& s = v.special;
-  // llama.cpp's defaults when the file names no token; out of range means none.
-  if (v.kind == VocabKind::kSpm) {
+  // llama.cpp's defaults when the file names no token; out of range means none. Metadata
+  // converted from tokenizer.json names every token it has.
+  if (f.find(kSource)) {
+    // no defaults
+  } else if (v.kind == VocabKind::kSpm) {
     s.bos = 1, s.eos = 2, s.unk = 0;
+  } else if (v.kind == VocabKind::kWpm) {
+    s.bos = 101, s.eos = 102, s.unk = 100, s.sep = 102, s.pad = 0, s.mask = 103;  // BERT's
+  } else if (v.kind == VocabKind::kUgm) {
+    s.eos = 1, s.unk = 2, s.pad = 0;  // T5's
   } else {
     s.bos = pre->no_default_bos ? kNoToken : 11;
     s.eos = 11;
   }
-  for (int32_t* id : {&s.bos, &s.eos, &s.unk}) {
+  for (int32_t* id : {&s.bos, &s.eos, &s.unk, &s.sep, &s.pad, &s.mask}) {
     if (!v.contains(*id)) *id = kNoToken;
   }
 
@@ -187,17 +198,61 @@ void read_special_ids(const gguf::File& f, Vocab& v, const PreTokenizerSpec* pre
   }
 }
 
+void read_wordpiece_options(const gguf::File& f, WordPieceOptions& o) {
+  if (auto b = find_bool(f, "tokenizer.zen.bert.clean_text")) o.clean_text = *b;
+  if (auto b = find_bool(f, "tokenizer.zen.bert.handle_chinese_chars")) o.handle_chinese_chars = *b;
+  if (auto b = find_bool(f, "tokenizer.zen.bert.strip_accents")) o.strip_accents = *b;
+  if (auto b = find_bool(f, "tokenizer.zen.bert.lowercase")) o.lowercase = *b;
+  constexpr std::string_view kMaxChars = "tokenizer.zen.wordpiece.max_input_chars_per_word";
+  if (const gguf::Value* n = f.find(kMaxChars)) {
+    if (!n->is_integer()) fail(kMaxChars, "expected an integer, got " + n->type_name());
+    o.max_word_chars = f.get_int<uint32_t>(kMaxChars);
+  }
+}
+
+void read_unigram_data(const gguf::File& f, Vocab& v) {
+  constexpr std::string_view kCharsmap = "tokenizer.ggml.precompiled_charsmap";
+  if (const gguf::Value* c = f.find(kCharsmap)) {
+    if (!c->is_array_of(ValueType::U8) && !c->is_array_of(ValueType::I8)) {
+      fail(kCharsmap, "expected array of u8 or i8, got " + c->type_name());
+    }
+    const gguf::Array& a = c->as_array();
+    v.precompiled_charsmap.resize(a.size());
+    bool u8 = a.element_type() == ValueType::U8;
+    for (size_t i = 0; i < a.size(); ++i) {
+      v.precompiled_charsmap[i] = u8 ? a.at<uint8_t>(i) : static_cast<uint8_t>(a.at<int8_t>(i));
+    }
+  }
+  if (auto b = find_bool(f, "tokenizer.ggml.remove_extra_whitespaces")) {
+    v.remove_extra_whitespaces = *b;
+  }
+}
+
 void read_flags(const gguf::File& f, Vocab& v, const PreTokenizerSpec* pre) {
   if (v.kind == VocabKind::kSpm) {
     v.add_bos = true;
     v.add_space_prefix = true;
+  } else if (v.kind == VocabKind::kWpm) {
+    // llama.cpp adds CLS (as BOS) and SEP; SEP is the EOS here.
+    v.add_bos = true;
+    v.add_eos = true;
+    if (v.special.eos == kNoToken) v.special.eos = v.special.sep;
+    read_wordpiece_options(f, v.wordpiece);
+  } else if (v.kind == VocabKind::kUgm) {
+    v.add_eos = true;
+    v.add_space_prefix = true;
+    read_unigram_data(f, v);
   } else {
     v.add_bos = pre->add_bos;
     v.ignore_merges = pre->ignore_merges;
   }
   if (auto b = find_bool(f, kAddSpacePrefix)) v.add_space_prefix = *b;
+  if (auto b = find_bool(f, kIgnoreMerges)) v.ignore_merges = *b;
   if (auto b = find_bool(f, kAddBos)) v.add_bos = *b;
   if (auto b = find_bool(f, kAddEos)) v.add_eos = *b;
+  if (auto b = find_bool(f, "tokenizer.ggml.add_sep_token"); b && *b && v.kind == VocabKind::kWpm) {
+    v.add_eos = true;  // llama.cpp's flag for the trailing SEP, which is our EOS
+  }
   if (v.add_bos && v.special.bos == kNoToken) {
     fail(kAddBos, "BOS is to be added but the vocabulary has no BOS token");
   }
@@ -213,13 +268,26 @@ Vocab load(const gguf::File& f) {
     v.kind = VocabKind::kSpm;
   } else if (model == "gpt2") {
     v.kind = VocabKind::kBpe;
+  } else if (model == "bert") {
+    v.kind = VocabKind::kWpm;
+  } else if (model == "t5") {
+    v.kind = VocabKind::kUgm;
   } else {
     fail(kModel, "tokenizer model " + gguf::quote(model) +
-                     " is not supported (supported: 'llama' SentencePiece, 'gpt2' byte-level BPE)");
+                     " is not supported (supported: 'llama' SentencePiece, 'gpt2' byte-level BPE, "
+                     "'bert' WordPiece, 't5' Unigram)");
   }
   if (f.find(kPre)) v.pre = f.get_string(kPre);
   const PreTokenizerSpec* pre = nullptr;
-  if (v.kind == VocabKind::kBpe) {
+  static const PreTokenizerSpec kCustom;  // a regex chain from tokenizer.json: no defaults
+  if (v.kind == VocabKind::kBpe && f.find(kPreRegexes)) {
+    const gguf::Array& regexes = array_of(f, kPreRegexes, ValueType::STRING);
+    if (regexes.empty()) fail(kPreRegexes, "the regex chain is empty");
+    for (size_t i = 0; i < regexes.size(); ++i) {
+      v.pre_regexes.push_back(pcre2_pattern_from_hf(regexes.string_at(i)));
+    }
+    pre = &kCustom;
+  } else if (v.kind == VocabKind::kBpe) {
     pre = find_pre_tokenizer(v.pre);
     if (!pre) {
       fail(kPre, "pre-tokenizer " + gguf::quote(v.pre) +

@@ -39,6 +39,9 @@ constexpr std::string_view kNumberRuns = "\\p{N}+";
 constexpr std::string_view kSingleNumbers = "\\p{N}";
 constexpr std::string_view kThreeDigits = "[0-9][0-9][0-9]";
 
+// The White_Space set without brackets, for use inside a character class.
+constexpr std::string_view kWhiteSpaceItems = ZEN_WS;
+
 #undef ZEN_CONTRACTIONS
 #undef ZEN_SPACE_RUNS
 #undef ZEN_NOT_S
@@ -112,8 +115,9 @@ class PreTokenizer::Regex {
     code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                           PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
     if (!code_) {
-      throw Error("tokenizer: pre-tokenizer regex does not compile at offset " +
-                  std::to_string(offset) + ": " + pcre2_message(error));
+      throw Error("tokenizer: pre-tokenizer regex \"" + std::string(pattern) +
+                  "\" does not compile at offset " + std::to_string(offset) + ": " +
+                  pcre2_message(error));
     }
     // Without JIT support PCRE2 interprets the pattern: slower, same results.
     pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
@@ -155,6 +159,58 @@ class PreTokenizer::Regex {
  private:
   pcre2_code* code_ = nullptr;
 };
+
+std::string pcre2_pattern_from_hf(std::string_view hf) {
+  std::string out;
+  out.reserve(hf.size() + 64);
+  bool in_class = false;
+  size_t class_start = 0;  // position just after '[' or '[^'
+  for (size_t i = 0; i < hf.size(); ++i) {
+    char c = hf[i];
+    if (c == '\\' && i + 1 < hf.size()) {
+      char e = hf[++i];
+      if (e == 's') {
+        if (in_class) {
+          out.append(kWhiteSpaceItems);
+        } else {
+          out.append("[").append(kWhiteSpaceItems).append("]");
+        }
+      } else if (e == 'S') {
+        if (in_class) {
+          throw Error("tokenizer: pre-tokenizer regex " + std::string(hf) +
+                      ": \\S inside a character class is not supported");
+        }
+        out.append("[^").append(kWhiteSpaceItems).append("]");
+      } else {
+        out += c;
+        out += e;
+      }
+      continue;
+    }
+    if (!in_class && c == '[') {
+      in_class = true;
+      out += c;
+      if (i + 1 < hf.size() && hf[i + 1] == '^') out += hf[++i];
+      class_start = i + 1;
+      continue;
+    }
+    if (in_class && c == '[' && i + 1 < hf.size() && hf[i + 1] == ':') {
+      size_t close = hf.find(":]", i + 2);  // a POSIX class such as [:alpha:]
+      if (close != std::string_view::npos) {
+        out.append(hf.substr(i, close + 2 - i));
+        i = close + 1;
+        continue;
+      }
+    }
+    if (in_class && c == ']' && i != class_start) in_class = false;
+    out += c;
+  }
+  return out;
+}
+
+PreTokenizer::PreTokenizer(const std::vector<std::string>& patterns) {
+  for (const std::string& p : patterns) chain_.push_back(std::make_unique<Regex>(p));
+}
 
 PreTokenizer::PreTokenizer(const PreTokenizerSpec& spec) {
   for (std::string_view pattern : spec.regexes) chain_.push_back(std::make_unique<Regex>(pattern));

@@ -31,8 +31,14 @@ const PreTokenizerSpec* find_pre_tokenizer(std::string_view name);
 // Every supported name, comma-separated, for error messages and docs.
 std::string supported_pre_tokenizers();
 
+// A Hugging Face (Oniguruma-syntax) regex as PCRE2 needs it: \s and \S are written out as
+// the White_Space set, as above; the rest is the same syntax. Error for \S inside a class.
+std::string pcre2_pattern_from_hf(std::string_view hf);
+
 class PreTokenizer {
  public:
+  // A chain of PCRE2 patterns (already translated).
+  explicit PreTokenizer(const std::vector<std::string>& patterns);
   // Compiles the spec's regexes; Error if PCRE2 refuses one.
   explicit PreTokenizer(const PreTokenizerSpec& spec);
   ~PreTokenizer();

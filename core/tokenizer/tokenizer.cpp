@@ -8,7 +8,9 @@
 #include "tokenizer/pretokenizer.h"
 #include "tokenizer/special_matcher.h"
 #include "tokenizer/spm.h"
+#include "tokenizer/ugm.h"
 #include "tokenizer/utf8.h"
+#include "tokenizer/wpm.h"
 
 namespace zen::tokenizer {
 namespace {
@@ -54,8 +56,16 @@ struct Tokenizer::Impl {
   explicit Impl(const Vocab& vocab) : specials(vocab) {
     if (vocab.kind == VocabKind::kSpm) {
       spm.emplace(vocab);
+    } else if (vocab.kind == VocabKind::kWpm) {
+      wpm.emplace(vocab);
+    } else if (vocab.kind == VocabKind::kUgm) {
+      ugm.emplace(vocab);
     } else {
-      pre.emplace(*find_pre_tokenizer(vocab.pre));  // the loader checked the name
+      if (vocab.pre_regexes.empty()) {
+        pre.emplace(*find_pre_tokenizer(vocab.pre));  // the loader checked the name
+      } else {
+        pre.emplace(vocab.pre_regexes);
+      }
       bpe.emplace(vocab);
     }
   }
@@ -64,6 +74,8 @@ struct Tokenizer::Impl {
   std::optional<SpmEncoder> spm;
   std::optional<PreTokenizer> pre;
   std::optional<BpeEncoder> bpe;
+  std::optional<WpmEncoder> wpm;
+  std::optional<UgmEncoder> ugm;
 };
 
 Tokenizer Tokenizer::from_gguf(const gguf::File& file) {
@@ -133,6 +145,14 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special,
 
 void Tokenizer::encode_raw(std::string_view text, bool after_special,
                            std::vector<int32_t>& out) const {
+  if (impl_->wpm) {
+    impl_->wpm->encode(text, out);
+    return;
+  }
+  if (impl_->ugm) {
+    impl_->ugm->encode(text, out);
+    return;
+  }
   if (impl_->spm) {
     std::string escaped;
     if (vocab_->add_space_prefix && after_special) escaped = " ";

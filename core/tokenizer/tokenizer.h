@@ -1,7 +1,10 @@
-// Text <-> token ids for a model, built from its GGUF tokenizer metadata. Two model families:
+// Text <-> token ids for a model, built from its GGUF tokenizer metadata (or from a Hugging
+// Face tokenizer.json through hf_json.h). Four model families:
 //   "llama" - SentencePiece-style BPE with byte fallback (Llama 2, Gemma, Mistral v1)
 //   "gpt2"  - byte-level BPE with a pre-tokenizer regex chosen by tokenizer.ggml.pre
 //             (GPT-2, Llama 3, Qwen 2, ... see pretokenizer.h for the names)
+//   "bert"  - WordPiece (wpm.h); "t5" - SentencePiece unigram (ugm.h), both as Hugging Face
+//             tokenizers runs them
 // Token ids, pieces and end-of-generation ids equal llama.cpp's for the same file (that is
 // what the tests check). Any bytes are accepted as input: invalid UTF-8 goes through byte
 // fallback (SPM) or becomes U+FFFD (byte-level BPE), as in llama.cpp. A Tokenizer is

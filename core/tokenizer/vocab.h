@@ -15,9 +15,21 @@ namespace zen::tokenizer {
 
 inline constexpr int32_t kNoToken = -1;
 
+// WordPiece (bert): the BERT normalizer's switches and the longest word not replaced by UNK.
+// Defaults are what llama.cpp does with a "bert" GGUF (which carries none of them).
+struct WordPieceOptions {
+  bool clean_text = true;
+  bool handle_chinese_chars = true;
+  bool strip_accents = true;
+  bool lowercase = true;
+  uint32_t max_word_chars = 100;
+};
+
 enum class VocabKind {
   kSpm,  // tokenizer.ggml.model "llama": SentencePiece-style score-driven BPE (Llama 2, Gemma)
   kBpe,  // tokenizer.ggml.model "gpt2": byte-level BPE with ranked merges (GPT-2, Llama 3, Qwen)
+  kWpm,  // tokenizer.ggml.model "bert": WordPiece (BERT)
+  kUgm,  // tokenizer.ggml.model "t5": SentencePiece unigram (T5)
 };
 
 struct SpecialIds {
@@ -62,13 +74,19 @@ class Vocab {
 
   VocabKind kind = VocabKind::kSpm;
   std::string pre;  // tokenizer.ggml.pre as written (empty when absent)
+  // BPE: a regex chain from tokenizer.json (PCRE2 syntax) used instead of pre's; usually empty.
+  std::vector<std::string> pre_regexes;
   SpecialIds special;
   bool add_bos = false;
   bool add_eos = false;
   bool add_space_prefix = false;    // SPM: a raw-text fragment after a special token gets " "
   bool ignore_merges = false;       // BPE: a pre-token that is itself a token skips merging
   std::vector<std::string> merges;  // BPE: "left right", rank = index
-  std::vector<uint8_t> is_eog;      // per id: generation stops on it
+  WordPieceOptions wordpiece;
+  // Unigram (t5): SentencePiece's normalizer data and whitespace handling.
+  std::vector<uint8_t> precompiled_charsmap;
+  bool remove_extra_whitespaces = false;
+  std::vector<uint8_t> is_eog;  // per id: generation stops on it
 
  private:
   // Text -> id: open addressing over a flat array, because encoding is mostly lookups of

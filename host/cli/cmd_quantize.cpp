@@ -1,5 +1,5 @@
-// zen-engine quantize IN.gguf OUT.gguf TYPE: the options and the progress lines of
-// core/quant/quantize_file.h, which does the work.
+// zen-engine quantize IN OUT.gguf TYPE: the options and the progress lines of
+// core/quant/quantize_file.h, which does the work. IN is a GGUF or a Hugging Face directory.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -7,7 +7,10 @@
 #include <iostream>
 #include <thread>
 
+#include "context.h"
 #include "gguf/text.h"
+#include "hf/directory.h"
+#include "loaded_model.h"
 #include "options.h"
 #include "quant/quantize_file.h"
 #include "types/type_traits.h"
@@ -23,10 +26,9 @@ struct QuantizeOptions {
 
 zen_type parse_tensor_type(const std::string& name, const char* option) {
   const TypeTraits* t = type_traits_by_name(name);
-  if (!t || !quant::can_quantize_to(t->type)) {
+  if (!t || !quant::can_quantize_to(t->type))
     throw po::error(std::string("--") + option + ": '" + name +
                     "' is not a tensor type this build can quantize to");
-  }
   return t->type;
 }
 
@@ -57,7 +59,7 @@ std::optional<QuantizeOptions> parse_options(const Args& args, int& code) {
   auto vm = parse(args, all, &pos);
   if (vm.count("help") || !vm.count("type")) {
     (vm.count("help") ? std::cout : std::cerr)
-        << "usage: zen-engine quantize IN.gguf OUT.gguf TYPE [options]\n"
+        << "usage: zen-engine quantize IN OUT.gguf TYPE [options] (IN: GGUF or HF directory)\n"
         << "TYPE: " << file_type_list() << "\n(see docs/QUANTIZE.md for the recipes)\n\n"
         << desc;
     code = vm.count("help") ? 0 : 2;
@@ -75,14 +77,12 @@ std::optional<QuantizeOptions> parse_options(const Args& args, int& code) {
   o.file.allow_requantize = vm.count("allow-requantize") > 0;
   o.file.recipe.leave_output = vm.count("leave-output-tensor") > 0;
   o.file.recipe.pure = vm.count("pure") > 0;
-  if (vm.count("output-tensor-type")) {
+  if (vm.count("output-tensor-type"))
     o.file.recipe.output_type =
         parse_tensor_type(vm["output-tensor-type"].as<std::string>(), "output-tensor-type");
-  }
-  if (vm.count("token-embedding-type")) {
+  if (vm.count("token-embedding-type"))
     o.file.recipe.token_embedding_type =
         parse_tensor_type(vm["token-embedding-type"].as<std::string>(), "token-embedding-type");
-  }
   return o;
 }
 
@@ -96,33 +96,34 @@ std::string shape_of(const gguf::TensorInfo& t) {
 
 void print_progress(const quant::TensorWritten& w) {
   const gguf::TensorInfo& t = w.tensor;
-  const quant::TensorPlan& p = w.plan;
-  const size_t i = w.index, n = w.count;
-  const uint64_t out_bytes = w.out_bytes;
   char line[512];
-  std::snprintf(line, sizeof line, "[%4zu/%4zu] %-40s %-18s %6s -> %-6s %9.3f -> %9.3f MiB", i + 1,
-                n, gguf::escape(t.name, 60).c_str(), shape_of(t).c_str(),
+  std::snprintf(line, sizeof line, "[%4zu/%4zu] %-40s %-18s %6s -> %-6s %9.3f -> %9.3f MiB",
+                w.index + 1, w.count, gguf::escape(t.name, 60).c_str(), shape_of(t).c_str(),
                 std::string(type_traits(t.type)->name).c_str(),
-                std::string(type_traits(p.type)->name).c_str(), mib(t.n_bytes), mib(out_bytes));
-  std::cout << line;
-  if (!p.reason.empty()) std::cout << "  (" << p.reason << ")";
-  std::cout << std::endl;
+                std::string(type_traits(w.plan.type)->name).c_str(), mib(t.n_bytes),
+                mib(w.out_bytes));
+  std::cout << line << (w.plan.reason.empty() ? "" : "  (" + w.plan.reason + ")") << std::endl;
 }
 
 }  // namespace
 
-int cmd_quantize(const Args& args, const GlobalOptions&) {
+int cmd_quantize(const Args& args, const GlobalOptions& global) {
   int code = 0;
   std::optional<QuantizeOptions> o = parse_options(args, code);
   if (!o) return code;
   const auto start = std::chrono::steady_clock::now();
-  const quant::QuantizeFileResult r = quant::quantize_file(
-      o->in, o->out, o->file,
-      [&] {
-        std::cout << "quantizing " << o->in << " to " << o->file.target->name << " with "
-                  << o->file.threads << " thread" << (o->file.threads == 1 ? "" : "s") << std::endl;
-      },
-      [](const quant::TensorWritten& w) { print_progress(w); });
+  const auto on_start = [&] {
+    std::cout << "quantizing " << o->in << " to " << o->file.target->name << " with "
+              << o->file.threads << " thread" << (o->file.threads == 1 ? "" : "s") << std::endl;
+  };
+  // A Hugging Face directory is read through the architecture plugin that answers to it.
+  const quant::QuantizeFileResult r =
+      hf::is_model_directory(o->in)
+          ? quant::quantize_file(
+                model::ModelFile::open(o->in, host::arch_plugins(*make_context(global)->plugins))
+                    ->gguf(),
+                o->in, o->out, o->file, on_start, print_progress)
+          : quant::quantize_file(o->in, o->out, o->file, on_start, print_progress);
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << std::fixed << std::setprecision(2) << "tensor data " << mib(r.in_bytes) << " MiB -> "

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "options.h"
-#include "store/progress.h"
 #include "store/pull.h"
 #include "store/store.h"
+#include "text/progress.h"
 
 namespace zen::cli {
 
@@ -36,7 +36,7 @@ void print_table(const std::vector<store::StoreEntry>& entries, std::ostream& ou
       << "QUANT\n";
   for (const auto& e : entries) {
     out << std::setw(static_cast<int>(name_width) + 2) << e.name << std::setw(12)
-        << store::format_bytes(e.size);
+        << text::format_bytes(e.size);
     if (e.error)
       out << "invalid: " << *e.error << "\n";
     else
@@ -94,7 +94,8 @@ int cmd_pull(const Args& args, const GlobalOptions&) {
               << r.name << "` or --force fetches it again\n";
     return 0;
   }
-  std::cout << "pulled " << r.name << " (" << store::format_bytes(r.size) << ", sha256 " << r.sha256
+  std::cout << "pulled " << r.name << " (" << text::format_bytes(r.size)
+            << (r.files > 1 ? ", " + std::to_string(r.files) + " files" : ", sha256 " + r.sha256)
             << (r.verified ? ", verified" : "") << ") into " << r.path.string() << "\n";
   return 0;
 }

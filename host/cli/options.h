@@ -33,15 +33,18 @@ inline po::variables_map parse(const Args& args, const po::options_description& 
 struct ComputeFlags {
   unsigned threads = 0;  // 0: the config's, else one per physical core
   std::vector<std::string> devices;
+  std::string isq;
   void add_to(po::options_description& desc) {
     desc.add_options()("threads,t", po::value(&threads),
                        "CPU threads (default: config, else physical cores)")(
         "device", po::value(&devices)->composing(),
         "device to run on, e.g. vulkan:0 or opencl:0 (repeatable, in order of preference; the "
-        "CPU takes the ops they refuse)");
+        "CPU takes the ops they refuse)")(
+        "isq", po::value(&isq), "quantize the weights as they load: Q4_K_M, Q4_K, Q8_0...");
   }
   void apply(host::Config& c) const {
     if (threads) c.cpu_threads = threads;
+    if (!isq.empty()) c.isq = isq;
     host::set_devices_from_cli(c, devices);
   }
 };

@@ -11,6 +11,57 @@
 
 namespace zen_arch {
 
+// How a Llama-descended Hugging Face config.json and checkpoint map onto the GGUF names above
+// (zen/arch.h, ABI 1.6); each plugin adds its own rows. Llama 3 scaling arrives as the factors
+// of rope_freqs.weight, generated from these keys as llama.cpp's converter does.
+inline constexpr auto kDecoderHfKeys = std::to_array<zen_hf_key>({
+    {"{arch}.embedding_length", "hidden_size", ZEN_HP_U32, nullptr},
+    {"{arch}.block_count", "num_hidden_layers", ZEN_HP_U32, nullptr},
+    {"{arch}.attention.head_count", "num_attention_heads", ZEN_HP_U32, nullptr},
+    {"{arch}.attention.head_count_kv", "num_key_value_heads", ZEN_HP_U32, nullptr},
+    {"{arch}.attention.key_length", "head_dim", ZEN_HP_U32, nullptr},
+    {"{arch}.attention.value_length", "head_dim", ZEN_HP_U32, nullptr},
+    {"{arch}.feed_forward_length", "intermediate_size", ZEN_HP_U32, nullptr},
+    {"{arch}.attention.layer_norm_rms_epsilon", "rms_norm_eps", ZEN_HP_F32, nullptr},
+    {"{arch}.context_length", "max_position_embeddings", ZEN_HP_U32, nullptr},
+    {"{arch}.vocab_size", "vocab_size", ZEN_HP_U32, nullptr},
+    {"{arch}.rope.freq_base", "rope_theta|rope_parameters.rope_theta", ZEN_HP_F32, nullptr},
+    {"{arch}.rope.scaling.type",
+     "rope_scaling.rope_type|rope_scaling.type|rope_parameters.rope_type", ZEN_HP_STRING, nullptr},
+    {"{arch}.rope.scaling.factor", "rope_scaling.factor|rope_parameters.factor", ZEN_HP_F32,
+     nullptr},
+    {"{arch}.rope.scaling.original_context_length",
+     "rope_scaling.original_max_position_embeddings|"
+     "rope_parameters.original_max_position_embeddings",
+     ZEN_HP_U32, nullptr},
+    {"{arch}.rope.scaling.low_freq_factor",
+     "rope_scaling.low_freq_factor|rope_parameters.low_freq_factor", ZEN_HP_F32, nullptr},
+    {"{arch}.rope.scaling.high_freq_factor",
+     "rope_scaling.high_freq_factor|rope_parameters.high_freq_factor", ZEN_HP_F32, nullptr},
+});
+
+// The decoder's tensors; q_and_k says how q_proj and k_proj rows are laid out for its rope.
+// Rows a checkpoint lacks are left out (a mixture of experts has no dense mlp.gate_proj).
+constexpr std::array<zen_hf_tensor, 15> decoder_hf_tensors(zen_hf_transform q_and_k) {
+  return {{
+      {"token_embd.weight", "model.embed_tokens.weight", ZEN_HF_AS_IS},
+      {"output_norm.weight", "model.norm.weight", ZEN_HF_AS_IS},
+      {"output.weight", "lm_head.weight", ZEN_HF_AS_IS},
+      {"rope_freqs.weight", "", ZEN_HF_LLAMA3_ROPE_FACTORS},
+      {"blk.{L}.attn_norm.weight", "model.layers.{L}.input_layernorm.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_q.weight", "model.layers.{L}.self_attn.q_proj.weight", q_and_k},
+      {"blk.{L}.attn_k.weight", "model.layers.{L}.self_attn.k_proj.weight", q_and_k},
+      {"blk.{L}.attn_v.weight", "model.layers.{L}.self_attn.v_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_output.weight", "model.layers.{L}.self_attn.o_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_q_norm.weight", "model.layers.{L}.self_attn.q_norm.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_k_norm.weight", "model.layers.{L}.self_attn.k_norm.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_norm.weight", "model.layers.{L}.post_attention_layernorm.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_gate.weight", "model.layers.{L}.mlp.gate_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_up.weight", "model.layers.{L}.mlp.up_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_down.weight", "model.layers.{L}.mlp.down_proj.weight", ZEN_HF_AS_IS},
+  }};
+}
+
 struct Attention {
   int64_t n_embd = 0;
   uint32_t n_layer = 0, n_head = 0, n_head_kv = 0, head_dim = 0, v_dim = 0;
@@ -39,7 +90,7 @@ struct Attention {
     if (scaling == "linear") {
       const float factor = m.f32("{arch}.rope.scaling.factor", 1.0f);
       if (factor > 0.0f) rope.scale = 1.0f / factor;
-    } else if (scaling != "none" && scaling != "llama3") {
+    } else if (scaling != "none" && scaling != "default" && scaling != "llama3") {
       throw zen::Error(ZEN_ERR_UNSUPPORTED, "rope scaling '" + scaling + "' is not supported");
     }
     scale = 1.0f / std::sqrt(static_cast<float>(head_dim));

@@ -15,6 +15,46 @@ namespace {
 class Gemma3 {
  public:
   static constexpr const char* kNames[] = {"gemma3", "Gemma3ForCausalLM"};
+  // Hugging Face checkpoints store every norm weight as w - 1 (Gemma's RMSNorm scales by
+  // 1 + w); the layer_types list says which layers slide.
+  static constexpr auto kHfKeys = zen::concat(
+      zen_arch::kDecoderHfKeys,
+      std::to_array<zen_hf_key>({
+          {"{arch}.rope.freq_base", "rope_parameters.full_attention.rope_theta", ZEN_HP_F32,
+           nullptr},
+          {"{arch}.rope.freq_base_swa",
+           "rope_local_base_freq|rope_parameters.sliding_attention.rope_theta", ZEN_HP_F32,
+           nullptr},
+          {"{arch}.rope.scaling.type", "rope_parameters.full_attention.rope_type", ZEN_HP_STRING,
+           nullptr},
+          {"{arch}.rope.scaling.factor", "rope_parameters.full_attention.factor", ZEN_HP_F32,
+           nullptr},
+          {"{arch}.attention.sliding_window", "sliding_window", ZEN_HP_U32, nullptr},
+          {"{arch}.attention.sliding_window_pattern", "layer_types", ZEN_HP_ARRAY_U32,
+           "sliding_attention"},
+          {"{arch}.attention.query_pre_attn_scalar", "query_pre_attn_scalar", ZEN_HP_F32, nullptr},
+      }));
+  static constexpr auto kHfTensors = std::to_array<zen_hf_tensor>({
+      {"token_embd.weight", "model.embed_tokens.weight", ZEN_HF_AS_IS},
+      {"output_norm.weight", "model.norm.weight", ZEN_HF_PLUS_ONE},
+      {"blk.{L}.attn_norm.weight", "model.layers.{L}.input_layernorm.weight", ZEN_HF_PLUS_ONE},
+      {"blk.{L}.attn_q.weight", "model.layers.{L}.self_attn.q_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_k.weight", "model.layers.{L}.self_attn.k_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_v.weight", "model.layers.{L}.self_attn.v_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_output.weight", "model.layers.{L}.self_attn.o_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.attn_q_norm.weight", "model.layers.{L}.self_attn.q_norm.weight", ZEN_HF_PLUS_ONE},
+      {"blk.{L}.attn_k_norm.weight", "model.layers.{L}.self_attn.k_norm.weight", ZEN_HF_PLUS_ONE},
+      {"blk.{L}.post_attention_norm.weight", "model.layers.{L}.post_attention_layernorm.weight",
+       ZEN_HF_PLUS_ONE},
+      {"blk.{L}.ffn_norm.weight", "model.layers.{L}.pre_feedforward_layernorm.weight",
+       ZEN_HF_PLUS_ONE},
+      {"blk.{L}.ffn_gate.weight", "model.layers.{L}.mlp.gate_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_up.weight", "model.layers.{L}.mlp.up_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.ffn_down.weight", "model.layers.{L}.mlp.down_proj.weight", ZEN_HF_AS_IS},
+      {"blk.{L}.post_ffw_norm.weight", "model.layers.{L}.post_feedforward_layernorm.weight",
+       ZEN_HF_PLUS_ONE},
+  });
+  static constexpr zen_hf_map kHf = zen::hf_map(kHfKeys, kHfTensors);
 
   explicit Gemma3(const zen::ModelInfo& m)
       : attn_(m, ZEN_ROPE_NEOX, 1e-6f), head_(m, attn_.n_embd) {

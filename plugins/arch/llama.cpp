@@ -10,6 +10,9 @@ namespace {
 class Llama : public zen_arch::Decoder {
  public:
   static constexpr const char* kNames[] = {"llama", "LlamaForCausalLM"};
+  // Hugging Face's q/k rows rotate halves; GGUF's (and so this plugin's) adjacent pairs.
+  static constexpr auto kHfTensors = zen_arch::decoder_hf_tensors(ZEN_HF_ROPE_PAIRS);
+  static constexpr zen_hf_map kHf = zen::hf_map(zen_arch::kDecoderHfKeys, kHfTensors);
   explicit Llama(const zen::ModelInfo& m) : Decoder(m, ZEN_ROPE_NORMAL, 1e-5f, false) {}
 };
 

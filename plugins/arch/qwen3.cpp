@@ -8,6 +8,8 @@ namespace {
 class Qwen3 : public zen_arch::Decoder {
  public:
   static constexpr const char* kNames[] = {"qwen3", "Qwen3ForCausalLM"};
+  static constexpr auto kHfTensors = zen_arch::decoder_hf_tensors(ZEN_HF_AS_IS);
+  static constexpr zen_hf_map kHf = zen::hf_map(zen_arch::kDecoderHfKeys, kHfTensors);
   explicit Qwen3(const zen::ModelInfo& m) : Decoder(m, ZEN_ROPE_NEOX, 1e-6f, true) {}
 };
 

@@ -10,6 +10,26 @@ namespace {
 class Qwen3Moe : public zen_arch::Decoder {
  public:
   static constexpr const char* kNames[] = {"qwen3moe", "Qwen3MoeForCausalLM"};
+  static constexpr auto kHfKeys = zen::concat(
+      zen_arch::kDecoderHfKeys,
+      std::to_array<zen_hf_key>({
+          {"{arch}.expert_count", "num_experts|num_local_experts", ZEN_HP_U32, nullptr},
+          {"{arch}.expert_used_count", "num_experts_per_tok", ZEN_HP_U32, nullptr},
+          {"{arch}.expert_feed_forward_length", "moe_intermediate_size", ZEN_HP_U32, nullptr},
+          {"{arch}.expert_weights_norm", "norm_topk_prob", ZEN_HP_BOOL, nullptr},
+      }));
+  static constexpr auto kHfTensors = zen::concat(
+      zen_arch::decoder_hf_tensors(ZEN_HF_AS_IS),
+      std::to_array<zen_hf_tensor>({
+          {"blk.{L}.ffn_gate_inp.weight", "model.layers.{L}.mlp.gate.weight", ZEN_HF_AS_IS},
+          {"blk.{L}.ffn_gate_exps.weight", "model.layers.{L}.mlp.experts.{E}.gate_proj.weight",
+           ZEN_HF_AS_IS},
+          {"blk.{L}.ffn_up_exps.weight", "model.layers.{L}.mlp.experts.{E}.up_proj.weight",
+           ZEN_HF_AS_IS},
+          {"blk.{L}.ffn_down_exps.weight", "model.layers.{L}.mlp.experts.{E}.down_proj.weight",
+           ZEN_HF_AS_IS},
+      }));
+  static constexpr zen_hf_map kHf = zen::hf_map(kHfKeys, kHfTensors);
 
   explicit Qwen3Moe(const zen::ModelInfo& m)
       : Decoder(m, ZEN_ROPE_NEOX, 1e-6f, true, /*dense_ffn=*/false) {

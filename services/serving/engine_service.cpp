@@ -190,6 +190,7 @@ void EngineService::prepare(uint64_t id, task::GenerateRequest typed, EmitFn emi
   }
   GenerationRequest r = generation_request(std::move(typed));
   std::shared_ptr<ServedModel> model = models_.find(r.model);
+  model->sampling_defaults().apply(r.sampling, r.sampling_given);
   RequestInfo info = new_request_info(r, *model, received, id);
   if (hub_ && add_hub_tools(r, *hub_, model->id()))
     return submit_tool_loop(id, std::move(r), std::move(info), std::move(emit));

@@ -38,6 +38,7 @@ GenerationRequest generation_request(task::GenerateRequest t) {
   s.presence_penalty = t.presence_penalty;
   for (const zen_logit_bias& b : t.logit_bias) s.logit_bias[b.token] = b.bias;
   s.seed = t.seed;
+  r.sampling_given = t.sampling_given;
   s.logprobs = t.logprobs || t.top_logprobs > 0;
   s.n_probs = static_cast<int32_t>(std::min<uint32_t>(t.top_logprobs, sampling::kMaxNProbs + 1));
 

@@ -28,7 +28,8 @@ struct GenerationRequest {
   std::string tag;    // the frontend's name for it, for log lines
 
   sampling::Params sampling;
-  int32_t max_tokens = -1;  // -1: until the context ends
+  uint32_t sampling_given = ZEN_SAMPLING_ALL;  // fields set; the others take the model's defaults
+  int32_t max_tokens = -1;                     // -1: until the context ends
   int32_t n = 1;
   std::vector<std::string> stop;
   bool ignore_eos = false;

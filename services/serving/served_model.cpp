@@ -32,6 +32,7 @@ ServedModel::ServedModel(std::string id, const std::string& path,
   info_.path = path;
   for (const gguf::TensorInfo& t : file.gguf().tensors()) info_.n_params += t.n_elements;
   info_.created = file_mtime(path);
+  sampling_defaults_ = SamplingDefaults::from(file.gguf());
   if (loaded_->model().kind() == ZEN_MODEL_PIPELINE) {
     pipeline_ = std::make_unique<model::Pipeline>(loaded_->model(), loaded_->devices());
     return;

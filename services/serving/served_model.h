@@ -18,6 +18,7 @@
 #include "loaded_model.h"
 #include "model/pipeline.h"
 #include "plugin_registry.h"
+#include "sampling_defaults.h"
 #include "template/template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -70,6 +71,8 @@ class ServedModel {
   bool template_has_reasoning() const { return template_has_reasoning_; }
   // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
   const std::vector<int32_t>& eog_tokens() const { return eog_; }
+  // The model's own sampler settings, for the fields a request leaves out.
+  const SamplingDefaults& sampling_defaults() const { return sampling_defaults_; }
   // A pipeline's image or speech (model::Pipeline), one request at a time: its events go to
   // cb. Throws ApiError: 400 for a model that does not make them or a request it refuses,
   // 503 cancelled when `cancel` was set between steps.
@@ -87,6 +90,7 @@ class ServedModel {
   std::string id_;
   ModelInfo info_;
   std::unique_ptr<host::LoadedModel> loaded_;
+  SamplingDefaults sampling_defaults_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   std::string template_source_, template_error_;
   std::unique_ptr<tmpl::Template> template_;

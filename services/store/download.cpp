@@ -78,7 +78,7 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
 }
 
 DownloadResult download(const Url& url, const Headers& headers, const HttpOptions& options,
-                        PartialFile& partial, Progress& progress) {
+                        PartialFile& partial, text::Progress& progress) {
   PartialOrigin origin = partial.origin();
   if (partial.size() > 0 && origin.source != url.str()) partial.truncate();
 

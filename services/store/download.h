@@ -10,7 +10,7 @@
 
 #include "store/http_client.h"
 #include "store/partial_file.h"
-#include "store/progress.h"
+#include "text/progress.h"
 
 namespace zen::store {
 
@@ -31,6 +31,6 @@ struct DownloadResult {
 // first. Throws zen::Error on an HTTP error status, a transport failure or a short body; the
 // bytes received so far stay in the partial file for the next attempt.
 DownloadResult download(const Url& url, const Headers& headers, const HttpOptions& options,
-                        PartialFile& partial, Progress& progress);
+                        PartialFile& partial, text::Progress& progress);
 
 }  // namespace zen::store

@@ -9,10 +9,11 @@
 
 #include "gguf/gguf.h"
 #include "store/download.h"
+#include "store/hf_repo.h"
 #include "store/partial_file.h"
-#include "store/progress.h"
 #include "store/sha256.h"
 #include "store/store.h"
+#include "text/progress.h"
 
 namespace zen::store {
 
@@ -65,7 +66,7 @@ OllamaLayer model_layer(const std::string& manifest, const std::string& url) {
                               std::string(kModelLayerMediaType) + ")");
 }
 
-void copy_local(const fs::path& from, PartialFile& partial, Progress& progress) {
+void copy_local(const fs::path& from, PartialFile& partial, text::Progress& progress) {
   std::ifstream in(from, std::ios::binary);
   if (!in) fail(ZEN_ERR_IO, "cannot read " + from.string());
   partial.truncate();
@@ -84,17 +85,10 @@ void copy_local(const fs::path& from, PartialFile& partial, Progress& progress) 
   progress.finish();
 }
 
-Headers hugging_face_headers() {
-  Headers headers;
-  if (const char* token = std::getenv("HF_TOKEN"); token && *token)
-    headers.emplace_back("Authorization", std::string("Bearer ") + token);
-  return headers;
-}
-
 // Fetches the source into `partial`; returns the content's sha256 and adds what the source
 // itself says the digest must be to `expected`.
 std::string fetch(const Source& source, const PullOptions& options, PartialFile& partial,
-                  Progress& progress, std::vector<ExpectedDigest>& expected) {
+                  text::Progress& progress, std::vector<ExpectedDigest>& expected) {
   switch (source.kind) {
     case SourceKind::kLocalFile:
       copy_local(source.path, partial, progress);
@@ -123,6 +117,8 @@ std::string fetch(const Source& source, const PullOptions& options, PartialFile&
       }
       return r.sha256;
     }
+    case SourceKind::kHuggingFaceRepo:
+      break;  // pull_hf_repo
   }
   fail(ZEN_ERR_INTERNAL, "unknown source kind");
 }
@@ -134,6 +130,9 @@ PullResult pull(const std::string& source_text, const fs::path& dir, const PullO
   Source source = parse_source(source_text, options.endpoints);
   if (!options.name && source.default_name.empty())
     fail(ZEN_ERR_INVALID_ARG, "cannot derive a model name from '" + source_text + "'; give --name");
+  if (source.kind == SourceKind::kHuggingFaceRepo)
+    return pull_hf_repo(source, checked_name(options.name.value_or(source.default_name)), dir,
+                        options, log);
   PullResult result;
   result.name = checked_name(options.name.value_or(source.default_name));
   result.path = model_path(dir, result.name);
@@ -155,7 +154,7 @@ PullResult pull(const std::string& source_text, const fs::path& dir, const PullO
                                 "' (URLs start with http://, https://, hf:// or ollama://)");
 
   PartialFile partial(dir, result.name);
-  Progress progress(log, result.name, options.interactive_progress);
+  text::Progress progress(log, result.name, options.interactive_progress);
   try {
     result.sha256 = fetch(source, options, partial, progress, expected);
   } catch (const Error& e) {

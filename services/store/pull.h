@@ -28,7 +28,8 @@ struct PullResult {
   std::string name;
   std::filesystem::path path;
   uint64_t size = 0;
-  std::string sha256;            // empty when already_present
+  std::string sha256;            // empty when already_present or for a repository
+  uint32_t files = 1;            // a repository's files fetched
   bool verified = false;         // checked against an expected digest
   bool already_present = false;  // nothing fetched
 };

@@ -14,7 +14,8 @@ namespace {
 
 constexpr std::string_view kHfPrefix = "hf://";
 constexpr std::string_view kOllamaPrefix = "ollama://";
-constexpr std::string_view kHfForm = "hf://owner/repo/path/file.gguf[@revision]";
+constexpr std::string_view kHfForm =
+    "hf://owner/repo/path/file.gguf[@revision] or hf://owner/repo[@revision]";
 constexpr std::string_view kOllamaForm = "ollama://[namespace/]name[:tag]";
 
 [[noreturn]] void bad_source(const std::string& text, std::string_view why) {
@@ -76,16 +77,23 @@ Source hugging_face(const std::string& text, const SourceEndpoints& endpoints) {
     if (revision.empty()) bad_source(text, "empty revision after '@'");
   }
   std::vector<std::string> parts = split(spec, '/');
-  if (parts.size() < 3) bad_source(text, "expected " + std::string(kHfForm));
+  if (parts.size() < 2) bad_source(text, "expected " + std::string(kHfForm));
   for (const std::string& part : parts) {
     if (part.empty() || part == "." || part == "..")
       bad_source(text, "empty, '.' or '..' path component; expected " + std::string(kHfForm));
   }
-  std::string url = without_trailing_slashes(endpoints.hugging_face) + "/" +
-                    encode_path_segment(parts[0]) + "/" + encode_path_segment(parts[1]) +
-                    "/resolve/" + encode_path_segment(revision);
-  for (size_t i = 2; i < parts.size(); ++i) url += "/" + encode_path_segment(parts[i]);
+  const std::string endpoint = without_trailing_slashes(endpoints.hugging_face);
+  const std::string repo = encode_path_segment(parts[0]) + "/" + encode_path_segment(parts[1]);
+  std::string url = endpoint + "/" + repo + "/resolve/" + encode_path_segment(revision);
   Source source;
+  if (parts.size() == 2) {  // the whole repository
+    source.kind = SourceKind::kHuggingFaceRepo;
+    source.url = endpoint + "/api/models/" + repo + "/tree/" + encode_path_segment(revision);
+    source.blob_url_prefix = url + "/";
+    source.default_name = parts[1];
+    return source;
+  }
+  for (size_t i = 2; i < parts.size(); ++i) url += "/" + encode_path_segment(parts[i]);
   source.kind = SourceKind::kHuggingFace;
   source.url = url;
   source.default_name = stem_of(parts.back());

@@ -1,7 +1,7 @@
 // What `zen-engine pull SRC` fetches: a local file, an http(s) URL, a Hugging Face Hub file
-// (hf://owner/repo/path/file.gguf[@revision]) or an Ollama registry model
-// (ollama://[namespace/]name[:tag]), turned into URLs and a default store name. Pure string
-// work, no I/O, so every form is unit-tested.
+// (hf://owner/repo/path/file.gguf[@revision]) or repository (hf://owner/repo[@revision]) or an
+// Ollama registry model (ollama://[namespace/]name[:tag]), turned into URLs and a default store
+// name. Pure string work, no I/O, so every form is unit-tested.
 #pragma once
 
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 namespace zen::store {
 
-enum class SourceKind { kLocalFile, kUrl, kHuggingFace, kOllama };
+enum class SourceKind { kLocalFile, kUrl, kHuggingFace, kHuggingFaceRepo, kOllama };
 
 struct SourceEndpoints {
   std::string hugging_face = "https://huggingface.co";
@@ -23,6 +23,7 @@ struct Source {
   SourceKind kind = SourceKind::kLocalFile;
   std::filesystem::path path;  // kLocalFile
   // kUrl, kHuggingFace: the file. kOllama: the manifest; the blob is blob_url_prefix + digest.
+  // kHuggingFaceRepo: the Hub API's file listing; a file is blob_url_prefix + its name.
   std::string url;
   std::string blob_url_prefix;
   std::string default_name;  // may be empty for a URL without a file name (then --name)

@@ -1,6 +1,6 @@
-// The model store: a directory of NAME.gguf files that `serve -m NAME`, `run -m NAME` and the
-// pull/list/rm commands share. Names are contained to the store: a name is one file-name
-// component, never a path.
+// The model store: a directory of NAME.gguf files and NAME/ Hugging Face directories (pulled
+// with hf://owner/repo) that `serve -m NAME`, `run -m NAME` and the pull/list/rm commands share.
+// Names are contained to the store: a name is one file-name component, never a path.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,8 @@ namespace zen::store {
 // $ZEN_MODELS_DIR, else $XDG_CACHE_HOME/zen-engine/models, else ~/.cache/zen-engine/models.
 std::filesystem::path models_dir();
 
-// A name in the store ("gemma-3-270m-q4_k_m" or with ".gguf") or a path to a file; throws
+// A name in the store ("gemma-3-270m-q4_k_m" or with ".gguf"), a path to a file, or a path to
+// a directory with a config.json; throws
 // zen::Error "model 'x' not found (not a file, not in <dir>; try `zen-engine pull`)".
 std::filesystem::path resolve(const std::string& name_or_path);
 
@@ -31,7 +32,8 @@ struct StoreEntry {
   std::string name;
   std::filesystem::path path;
   uint64_t size = 0;
-  // From the GGUF header; `error` is set instead when the file is not a valid GGUF.
+  // From the GGUF header (a directory: config.json's class and the safetensors type holding the
+  // most bytes); `error` is set instead when the model is not valid.
   std::string architecture, quant;
   std::optional<std::string> error;
 };
@@ -41,7 +43,8 @@ std::vector<StoreEntry> list_models(const std::filesystem::path& dir);
 // Names of downloads left incomplete (NAME.partial), to resume with `pull`.
 std::vector<std::string> list_partials(const std::filesystem::path& dir);
 
-// Deletes NAME.gguf and any partial download of it; returns what was removed. Throws
+// Deletes NAME.gguf or the directory NAME/, and any partial download of it; returns what was
+// removed. Throws
 // zen::Error (not found) "model 'x' is not in <dir>" when there is neither.
 std::vector<std::filesystem::path> remove_model(const std::filesystem::path& dir,
                                                 const std::string& name);

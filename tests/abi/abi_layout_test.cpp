@@ -82,10 +82,15 @@ static_assert(offsetof(zen_batch, n_seqs) == 64);     // ABI 1.4
 static_assert(offsetof(zen_batch, n_given) == 68);    // ABI 1.5
 static_assert(offsetof(zen_batch, media_ne) == 72);   // ABI 1.5
 static_assert(offsetof(zen_batch, stage) == 88);      // ABI 1.5
-static_assert(sizeof(zen_arch_v1) == 88);
+static_assert(sizeof(zen_arch_v1) == 96);
+static_assert(offsetof(zen_arch_v1, hf) == 88);  // ABI 1.6
+static_assert(sizeof(zen_hf_key) == 32);
+static_assert(sizeof(zen_hf_tensor) == 24);
+static_assert(sizeof(zen_hf_map) == 40);
+static_assert(offsetof(zen_hf_map, tensors) == 24);
 static_assert(offsetof(zen_arch_v1, pipeline_tasks) == 76);  // ABI 1.5
 static_assert(offsetof(zen_arch_v1, run) == 80);             // ABI 1.5
-static_assert(offsetof(zen_arch_v1, model_kind) == 72);  // ABI 1.4
+static_assert(offsetof(zen_arch_v1, model_kind) == 72);      // ABI 1.4
 static_assert(offsetof(zen_arch_v1, cache_rows) == 64);
 static_assert(offsetof(zen_arch_v1, load) == 40);
 static_assert(offsetof(zen_arch_v1, build_graph) == 56);
@@ -96,7 +101,8 @@ static_assert(offsetof(zen_engine_api, task_kinds) == 80);       // ABI 1.4
 static_assert(offsetof(zen_engine_api, submit_embed) == 88);     // ABI 1.4
 static_assert(offsetof(zen_engine_api, submit_generate) == 96);  // ABI 1.5
 static_assert(offsetof(zen_engine_api, submit_speech) == 128);   // ABI 1.5
-static_assert(sizeof(zen_generate_request) == 240);
+static_assert(sizeof(zen_generate_request) == 248);
+static_assert(offsetof(zen_generate_request, sampling_given) == 240);  // ABI 1.6
 static_assert(offsetof(zen_generate_request, messages) == 40);
 static_assert(offsetof(zen_generate_request, temperature) == 168);
 static_assert(offsetof(zen_generate_request, top_logprobs) == 236);

@@ -344,6 +344,107 @@ def test_hugging_face_digest_mismatch_is_refused(store, server):
     assert files_in(store) == []
 
 
+# ---- hf://owner/repo: a safetensors repository --------------------------------------------
+
+TINY_HF = SOURCE / "tests" / "data" / "models" / "tiny_hf" / "qwen3"
+LFS_NAMES = {"model.safetensors"}
+
+
+def git_blob_id(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def hub_repo(server, repo="acme/tiny-qwen3", revision="main", tamper=None, cut=None):
+    """Serves TINY_HF as the Hub would: /api/models/REPO/tree/REV lists the top-level files
+    (LFS sha256 for weights, git blob ids for the rest) and /REPO/resolve/REV/FILE serves each
+    weight file with the X-Linked-Etag the Hub sends. Files a model does not need are listed
+    too (and must never be fetched)."""
+    files = {p.name: p.read_bytes() for p in sorted(TINY_HF.iterdir())}
+    files["README.md"] = b"# tiny\n"
+    files["pytorch_model.bin"] = b"\0" * 64
+    listing = [{"type": "directory", "oid": "0" * 40, "size": 0, "path": "onnx"}]
+    for name, data in files.items():
+        entry = {"type": "file", "oid": git_blob_id(data), "size": len(data), "path": name}
+        if name in LFS_NAMES:
+            entry["lfs"] = {"oid": hashlib.sha256(data).hexdigest(), "size": len(data),
+                            "pointerSize": 134}
+        listing.append(entry)
+    server.routes[f"/hf/api/models/{repo}/tree/{revision}"] = Route(json.dumps(listing).encode())
+    for name, data in files.items():
+        headers = {"X-Linked-Etag": f'"{hashlib.sha256(data).hexdigest()}"'} \
+            if name in LFS_NAMES else {}
+        body = tamper(name, data) if tamper else data
+        server.routes[f"/hf/{repo}/resolve/{revision}/{name}"] = Route(
+            body, headers=headers, cut_first=(name == cut))
+    return files
+
+
+def fetched(server):
+    return sorted(p.rsplit("/", 1)[1] for p, _ in server.requests if "/resolve/" in p)
+
+
+def test_a_hugging_face_repository_is_pulled_as_a_directory_and_loads(store, server):
+    files = hub_repo(server)
+    hf = {"ZEN_HF_ENDPOINT": server.url("/hf")}
+    r = zen(store, "pull", "hf://acme/tiny-qwen3", **hf)
+    assert r.returncode == 0, r.stderr
+    assert "pulled tiny-qwen3" in r.stdout and "verified" in r.stdout
+    wanted = sorted(p.name for p in TINY_HF.iterdir())
+    assert fetched(server) == wanted  # no README, no pytorch_model.bin
+    assert files_in(store) == ["tiny-qwen3"]
+    for name in wanted:
+        assert (store / "tiny-qwen3" / name).read_bytes() == files[name], name
+
+    rows = [line.split() for line in zen(store, "list").stdout.splitlines()]
+    assert rows[1][0] == "tiny-qwen3" and rows[1][-2:] == ["Qwen3ForCausalLM", "F32"]
+    # The directory runs as it is.
+    b = zen(store, "bench", "-m", store / "tiny-qwen3", "-p", "8", "-n", "2", "-r", "1", "-t", "2")
+    assert b.returncode == 0, b.stderr
+    assert "tg2" in b.stdout
+
+    again = zen(store, "pull", "hf://acme/tiny-qwen3", **hf)
+    assert again.returncode == 0 and "already in the store" in again.stdout
+    r = zen(store, "rm", "tiny-qwen3")
+    assert r.returncode == 0, r.stderr
+    assert files_in(store) == []
+
+
+def test_an_interrupted_repository_pull_resumes_where_it_stopped(store, server):
+    hub_repo(server, revision="v2", cut="model.safetensors")
+    hf = {"ZEN_HF_ENDPOINT": server.url("/hf")}
+    first = zen(store, "pull", "hf://acme/tiny-qwen3@v2", **hf)
+    assert first.returncode == 1
+    assert "run the same pull again to resume" in first.stderr
+    assert files_in(store) == ["tiny-qwen3.partial"]
+    server.requests.clear()
+    second = zen(store, "pull", "hf://acme/tiny-qwen3@v2", **hf)
+    assert second.returncode == 0, second.stderr
+    weights = [h for p, h in server.requests if p.endswith("/model.safetensors")]
+    assert len(weights) == 1 and weights[0]["range"].startswith("bytes=")  # continued
+    assert files_in(store) == ["tiny-qwen3"]
+
+
+@pytest.mark.parametrize("name", ["model.safetensors", "config.json"])
+def test_a_repository_file_that_does_not_match_the_listing_is_refused(store, server, name):
+    def tamper(file, data):
+        return data[:-1] + bytes([data[-1] ^ 1]) if file == name else data
+    hub_repo(server, tamper=tamper)
+    r = zen(store, "pull", "hf://acme/tiny-qwen3", ZEN_HF_ENDPOINT=server.url("/hf"))
+    assert r.returncode == 1
+    assert name in r.stderr and "the download was deleted" in r.stderr, r.stderr
+    assert "tiny-qwen3" not in files_in(store)
+
+
+def test_a_repository_without_safetensors_is_refused_with_the_gguf_form(store, server):
+    listing = [{"type": "file", "oid": "1" * 40, "size": 3, "path": "config.json"},
+               {"type": "file", "oid": "2" * 40, "size": 9, "path": "m.gguf",
+                "lfs": {"oid": "3" * 64, "size": 9}}]
+    server.routes["/hf/api/models/acme/g/tree/main"] = Route(json.dumps(listing).encode())
+    r = zen(store, "pull", "hf://acme/g", ZEN_HF_ENDPOINT=server.url("/hf"))
+    assert r.returncode == 1
+    assert "no .safetensors weights" in r.stderr and "hf://owner/repo/file.gguf" in r.stderr
+
+
 # ---- ollama:// --------------------------------------------------------------------------
 
 def ollama_manifest(digest, size):

@@ -69,8 +69,17 @@ void read_common(JsonFields& f, OpenAiRequest& out) {
   task::GenerateRequest& r = out.request;
   if (auto v = f.string("model")) r.model = *v;
   read_stream(f, out);
-  if (auto v = f.number("temperature", 0, 2)) r.temperature = static_cast<float>(*v);
-  if (auto v = f.number("top_p", 0, 1)) r.top_p = static_cast<float>(*v);
+  // Sampler fields the request leaves out take the model's own defaults (zen/task.h).
+  r.sampling_given = 0;
+  auto given = [&r](zen_sampling_field bit) { r.sampling_given |= bit; };
+  if (auto v = f.number("temperature", 0, 2)) {
+    r.temperature = static_cast<float>(*v);
+    given(ZEN_SAMPLING_TEMPERATURE);
+  }
+  if (auto v = f.number("top_p", 0, 1)) {
+    r.top_p = static_cast<float>(*v);
+    given(ZEN_SAMPLING_TOP_P);
+  }
   if (auto v = f.integer("n", 1, kMaxChoices)) r.n = static_cast<uint32_t>(*v);
   if (auto v = f.number("presence_penalty", -2, 2)) r.presence_penalty = static_cast<float>(*v);
   if (auto v = f.number("frequency_penalty", -2, 2)) r.frequency_penalty = static_cast<float>(*v);
@@ -78,15 +87,21 @@ void read_common(JsonFields& f, OpenAiRequest& out) {
   if (const Json* stop = f.get("stop")) read_stop(*stop, r);
   if (const Json* bias = f.get("logit_bias")) read_logit_bias(*bias, r);
   // Extensions (llama.cpp / vLLM names).
-  if (auto v = f.integer("top_k", -1, std::numeric_limits<int32_t>::max()))
+  if (auto v = f.integer("top_k", -1, std::numeric_limits<int32_t>::max())) {
     r.top_k = static_cast<int32_t>(*v < 0 ? 0 : *v);  // vLLM's -1 means off, as 0 does here
-  if (auto v = f.number("min_p", 0, 1)) r.min_p = static_cast<float>(*v);
+    given(ZEN_SAMPLING_TOP_K);
+  }
+  if (auto v = f.number("min_p", 0, 1)) {
+    r.min_p = static_cast<float>(*v);
+    given(ZEN_SAMPLING_MIN_P);
+  }
   if (auto v = f.number("typical_p", 0, 1)) r.typical_p = static_cast<float>(*v);
   if (const Json* v = f.get("repeat_penalty")) {
     if (!v->is_number() || !(v->get<double>() > 0 && v->get<double>() <= 100))
       refuse("repeat_penalty",
              "'repeat_penalty' must be a number above 0 and at most 100, got " + brief(*v));
     r.repeat_penalty = v->get<float>();
+    given(ZEN_SAMPLING_REPEAT_PENALTY);
   }
   if (auto v = f.integer("repeat_last_n", -1, std::numeric_limits<int32_t>::max()))
     r.repeat_last_n = static_cast<int32_t>(*v);

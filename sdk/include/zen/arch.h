@@ -176,6 +176,54 @@ typedef struct zen_pipeline_call {
   const zen_runtime_api* api;
 } zen_pipeline_call;
 
+/* ---- Hugging Face directories (ABI 1.6) ------------------------------------------------------
+ * How a model published as a Hugging Face directory (config.json, safetensors shards) maps onto
+ * the GGUF names the plugin reads: the host builds the model's metadata and tensors from these
+ * rows, so the plugin sees the same model either way. Each plugin carries its own rows (there
+ * is no central table); the HF class it answers to is one of its names. */
+typedef struct zen_hf_key {
+  const char* gguf; /* "{arch}.embedding_length" */
+  /* config.json path: dotted for nesting ("rope_parameters.rope_theta"), '|' between
+   * alternatives tried in order ("rope_theta|rope_parameters.rope_theta"). Absent everywhere:
+   * the key is left out (the plugin's default). Several rows may give one GGUF key: the last
+   * row whose path is present wins (a family's shared rows, then a plugin's own). */
+  const char* hf;
+  uint32_t type; /* zen_hparam_type of the GGUF value (ARRAY_U32 / ARRAY_F32 from a JSON array) */
+  /* Non-NULL: a string (or each string of an array) becomes 1 where it equals this, else 0
+   * ("layer_types" == "sliding_attention" -> a per-layer flag array). */
+  const char* equals;
+} zen_hf_key;
+
+typedef enum zen_hf_transform {
+  ZEN_HF_AS_IS = 0,
+  /* Rows of each head reordered from rotate-half to adjacent pairs (what GGUF converters do to
+   * Llama's q/k so that ZEN_ROPE_NORMAL rotates them); the head size is
+   * {arch}.attention.key_length, else embedding_length / head_count. */
+  ZEN_HF_ROPE_PAIRS = 1,
+  ZEN_HF_PLUS_ONE = 2, /* norm weights stored as w - 1 (Gemma): the model reads w */
+  /* Generated, no HF tensor: Llama 3 context scaling's per-pair rope factors from
+   * {arch}.rope.scaling.{factor, low_freq_factor, high_freq_factor, original_context_length}
+   * and rope.freq_base; left out unless {arch}.rope.scaling.type is "llama3". */
+  ZEN_HF_LLAMA3_ROPE_FACTORS = 3
+} zen_hf_transform;
+
+typedef struct zen_hf_tensor {
+  const char* gguf; /* "blk.{L}.attn_q.weight": {L} runs over {arch}.block_count */
+  /* "model.layers.{L}.self_attn.q_proj.weight"; {E} runs over {arch}.expert_count and the
+   * experts are stacked along a new outermost dimension. Absent in the checkpoint: the tensor is
+   * left out (the plugin decides whether it is required). */
+  const char* hf;
+  uint32_t transform; /* zen_hf_transform */
+} zen_hf_tensor;
+
+typedef struct zen_hf_map {
+  zen_hdr h;
+  const zen_hf_key* keys;
+  uint32_t n_keys;
+  const zen_hf_tensor* tensors;
+  uint32_t n_tensors;
+} zen_hf_map;
+
 typedef struct zen_arch_model zen_arch_model; /* plugin-owned state for one loaded model */
 
 typedef struct zen_arch_v1 {
@@ -202,6 +250,8 @@ typedef struct zen_arch_v1 {
   /* ---- appended in 1.5 ---- */
   uint32_t pipeline_tasks; /* ZEN_MODEL_PIPELINE: the zen_task_kind bits run() answers */
   zen_status (*run)(zen_arch_model* am, const zen_pipeline_call* call, char* err, size_t err_len);
+  /* ---- appended in 1.6 ---- */
+  const zen_hf_map* hf; /* how a Hugging Face directory maps onto its names; NULL: none */
 } zen_arch_v1;
 
 #ifdef __cplusplus

@@ -19,6 +19,15 @@
 // ZEN_TASK_IMAGE) and `void run(const zen_pipeline_call& call) const`, which drives its
 // sub-models with zen::Stage (zen/pipeline.hpp); build() then makes the graph of b.stage.
 //
+// A plugin that loads Hugging Face directories declares how their names map onto its own
+// (zen/arch.h, ABI 1.6):
+//     static constexpr auto kHfKeys = std::to_array<zen_hf_key>({{"{arch}.block_count",
+//                                                                 "num_hidden_layers",
+//                                                                 ZEN_HP_U32}});
+//     static constexpr auto kHfTensors = std::to_array<zen_hf_tensor>({...});
+//     static constexpr zen_hf_map kHf = zen::hf_map(kHfKeys, kHfTensors);
+// zen::concat joins a family's shared rows with a plugin's own.
+//
 // Constructors and build() throw zen::Error; the wrappers turn that into a status and the
 // one-line message the host prints.
 #pragma once
@@ -150,6 +159,22 @@ class ModelInfo {
   std::string arch_;
 };
 
+// Two constexpr row tables as one (a family's shared Hugging Face rows and a plugin's own).
+template <class T, size_t A, size_t B>
+constexpr std::array<T, A + B> concat(const std::array<T, A>& a, const std::array<T, B>& b) {
+  std::array<T, A + B> out{};
+  for (size_t i = 0; i < A; ++i) out[i] = a[i];
+  for (size_t i = 0; i < B; ++i) out[A + i] = b[i];
+  return out;
+}
+
+template <size_t K, size_t T>
+constexpr zen_hf_map hf_map(const std::array<zen_hf_key, K>& keys,
+                            const std::array<zen_hf_tensor, T>& tensors) {
+  return zen_hf_map{ZEN_HDR_INIT(zen_hf_map), keys.data(), static_cast<uint32_t>(K), tensors.data(),
+                    static_cast<uint32_t>(T)};
+}
+
 // "blk.3.attn_q.weight"
 inline std::string layer_tensor(uint32_t il, const char* suffix) {
   return "blk." + std::to_string(il) + "." + suffix;
@@ -222,6 +247,12 @@ struct ArchTable {
     else
       return 0;
   }
+  static constexpr const zen_hf_map* hf() {
+    if constexpr (requires { Impl::kHf; })
+      return &Impl::kHf;
+    else
+      return nullptr;
+  }
   static constexpr zen_arch_v1 table() {
     return zen_arch_v1{ZEN_HDR_INIT(zen_arch_v1),
                        Impl::kNames,
@@ -234,7 +265,8 @@ struct ArchTable {
                        kHasCache ? cache_rows : nullptr,
                        kind(),
                        tasks(),
-                       kHasRun ? run : nullptr};
+                       kHasRun ? run : nullptr,
+                       hf()};
   }
 };
 

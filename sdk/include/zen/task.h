@@ -114,6 +114,19 @@ typedef struct zen_logit_bias {
   float bias; /* added to the token's logit; -INFINITY bans it */
 } zen_logit_bias;
 
+/* Which sampler fields a request set (zen_generate_request.sampling_given, ABI 1.6). A field
+ * whose bit is clear takes the served model's own default (its general.sampling.* keys: a
+ * Hugging Face directory's generation_config.json, or a GGUF that carries them), else the
+ * neutral value; zen_generate_defaults() sets every bit (the values given are used). */
+typedef enum zen_sampling_field {
+  ZEN_SAMPLING_TEMPERATURE = 1u << 0,
+  ZEN_SAMPLING_TOP_P = 1u << 1,
+  ZEN_SAMPLING_TOP_K = 1u << 2,
+  ZEN_SAMPLING_MIN_P = 1u << 3,
+  ZEN_SAMPLING_REPEAT_PENALTY = 1u << 4,
+  ZEN_SAMPLING_ALL = (1u << 5) - 1
+} zen_sampling_field;
+
 /* Sampling has llama.cpp's and OpenAI's meanings (docs/SAMPLING.md); zen_generate_defaults()
  * below fills the neutral values (temperature 1, every filter and penalty off). */
 typedef struct zen_generate_request {
@@ -152,6 +165,8 @@ typedef struct zen_generate_request {
   uint64_t seed;
   uint32_t logprobs;     /* report each chosen token's log-probability */
   uint32_t top_logprobs; /* and this many most likely alternatives */
+  /* ---- appended in 1.6 ---- */
+  uint32_t sampling_given; /* zen_sampling_field bits; absent (an older frontend): all set */
 } zen_generate_request;
 
 static inline zen_generate_request zen_generate_defaults(void) {
@@ -168,6 +183,7 @@ static inline zen_generate_request zen_generate_defaults(void) {
   r.typical_p = 1.0f;
   r.repeat_penalty = 1.0f;
   r.repeat_last_n = 64;
+  r.sampling_given = ZEN_SAMPLING_ALL;
   return r;
 }
 

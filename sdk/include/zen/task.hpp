@@ -103,6 +103,7 @@ struct GenerateRequest {
   std::optional<uint64_t> seed;
   bool logprobs = false;
   uint32_t top_logprobs = 0;
+  uint32_t sampling_given = ZEN_SAMPLING_ALL;  // zen_sampling_field bits the caller set
 
   // The caller checks r.h (ZEN_HAS_MEMBER(&r, zen_generate_request, top_logprobs)) first.
   static GenerateRequest copy_of(const zen_generate_request& r) {
@@ -156,6 +157,9 @@ struct GenerateRequest {
     if (r.has_seed) g.seed = r.seed;
     g.logprobs = r.logprobs != 0;
     g.top_logprobs = r.top_logprobs;
+    g.sampling_given = ZEN_HAS_MEMBER(&r, zen_generate_request, sampling_given)
+                           ? r.sampling_given
+                           : static_cast<uint32_t>(ZEN_SAMPLING_ALL);
     return g;
   }
 };
@@ -219,6 +223,7 @@ class GenerateRequestView {
     c_.seed = g.seed.value_or(0);
     c_.logprobs = g.logprobs ? 1 : 0;
     c_.top_logprobs = g.top_logprobs;
+    c_.sampling_given = g.sampling_given;
   }
   GenerateRequestView(const GenerateRequestView&) = delete;
   GenerateRequestView& operator=(const GenerateRequestView&) = delete;

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "store/download.h"
-#include "store/progress.h"
 #include "store/sha256.h"
+#include "text/progress.h"
 
 namespace zen::store {
 namespace {
@@ -50,10 +50,10 @@ TEST(Sha256, HexChecks) {
 }
 
 TEST(Progress, ByteSizes) {
-  EXPECT_EQ(format_bytes(0), "0 B");
-  EXPECT_EQ(format_bytes(1023), "1023 B");
-  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
-  EXPECT_EQ(format_bytes(253104096ull), "241.4 MiB");
+  EXPECT_EQ(text::format_bytes(0), "0 B");
+  EXPECT_EQ(text::format_bytes(1023), "1023 B");
+  EXPECT_EQ(text::format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(text::format_bytes(253104096ull), "241.4 MiB");
 }
 
 }  // namespace

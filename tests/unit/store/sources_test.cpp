@@ -22,9 +22,23 @@ TEST(Sources, HuggingFaceFileOnMainOrARevision) {
   EXPECT_EQ(r.default_name, "m");
 }
 
-TEST(Sources, HuggingFaceNeedsOwnerRepoAndFile) {
-  for (const char* bad : {"hf://o/r", "hf://o//f.gguf", "hf://o/r/../f.gguf", "hf://o/r/f.gguf@"})
+TEST(Sources, HuggingFaceNeedsOwnerAndRepo) {
+  for (const char* bad : {"hf://o", "hf://o//f.gguf", "hf://o/r/../f.gguf", "hf://o/r/f.gguf@",
+                          "hf://o/r@", "hf://../r", "hf://o/.."})
     EXPECT_THROW(parse_source(bad, {}), Error) << bad;
+}
+
+// Owner and repository alone: the whole safetensors repository, listed through the Hub API.
+TEST(Sources, HuggingFaceRepositoryOnMainOrARevision) {
+  Source s = parse_source("hf://Qwen/Qwen3-0.6B", {});
+  EXPECT_EQ(s.kind, SourceKind::kHuggingFaceRepo);
+  EXPECT_EQ(s.url, "https://huggingface.co/api/models/Qwen/Qwen3-0.6B/tree/main");
+  EXPECT_EQ(s.blob_url_prefix, "https://huggingface.co/Qwen/Qwen3-0.6B/resolve/main/");
+  EXPECT_EQ(s.default_name, "Qwen3-0.6B");
+
+  Source r = parse_source("hf://o/r@refs/pr/2", local_endpoints());
+  EXPECT_EQ(r.url, "http://127.0.0.1:1234/hf/api/models/o/r/tree/refs%2Fpr%2F2");
+  EXPECT_EQ(r.blob_url_prefix, "http://127.0.0.1:1234/hf/o/r/resolve/refs%2Fpr%2F2/");
 }
 
 TEST(Sources, OllamaDefaultsToLibraryAndLatest) {

@@ -57,8 +57,8 @@ TEST(TokenizerLoad, RefusesMissingOrUnsupportedModel) {
   VocabSpec s = small_spm();
   s.model.reset();
   EXPECT_TRUE(refused(s, {"tokenizer.ggml.model", "missing"}));
-  s.model = "bert";
-  EXPECT_TRUE(refused(s, {"tokenizer.ggml.model", "'bert'", "not supported"}));
+  s.model = "rwkv";
+  EXPECT_TRUE(refused(s, {"tokenizer.ggml.model", "'rwkv'", "not supported"}));
 }
 
 TEST(TokenizerLoad, RefusesBadTokenArrays) {

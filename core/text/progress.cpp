@@ -1,9 +1,9 @@
-#include "store/progress.h"
+#include "text/progress.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace zen::store {
+namespace zen::text {
 
 namespace {
 
@@ -92,4 +92,4 @@ void Progress::finish() {
   }
 }
 
-}  // namespace zen::store
+}  // namespace zen::text

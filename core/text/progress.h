@@ -1,5 +1,6 @@
-// Download progress on stderr: a bar redrawn in place (bytes, %, MB/s) on a terminal, one
-// plain line per 10% otherwise (logs and CI output stay short and readable).
+// Progress of a long byte-counted job (a download, in-situ quantization) on stderr: a bar
+// redrawn in place (bytes, %, MB/s) on a terminal, one plain line per 10% otherwise (logs and
+// CI output stay short and readable).
 #pragma once
 
 #include <chrono>
@@ -8,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-namespace zen::store {
+namespace zen::text {
 
 // "241.4 MiB", "12 B".
 std::string format_bytes(uint64_t bytes);
@@ -40,4 +41,4 @@ class Progress {
   bool drawn_ = false;
 };
 
-}  // namespace zen::store
+}  // namespace zen::text
