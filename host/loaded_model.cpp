@@ -1,10 +1,10 @@
 #include "loaded_model.h"
 #include <algorithm>
-#include <optional>
 
 #include <zen/plugin.hpp>
 
 #include "device_selection.h"
+#include "store/store.h"
 
 namespace zen::host {
 
@@ -19,9 +19,8 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
                          const std::string& path, model::ContextParams params,
                          model::EncoderParams encoder_params) {
   const std::vector<model::ArchPlugin> archs = arch_plugins(plugins);
-  std::optional<quant::InSituOptions> isq;
-  if (!config.isq.empty()) isq = quant::in_situ_options(config.isq, config.cpu_threads, "isq");
-  file_ = model::ModelFile::open(path, archs, isq ? &*isq : nullptr);
+  const auto isq = quant::in_situ_options(config.isq, config.cpu_threads, "isq");
+  file_ = model::ModelFile::open(store::resolve(path).string(), archs, isq ? &*isq : nullptr);
   model_ = std::make_unique<model::Model>(file_, archs);
 
   std::vector<DeviceCandidate> candidates = select_devices(plugins, config);

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <zen/json_depth.hpp>
+
 #include "gguf/writer.h"
 #include "hf/config_keys.h"
 #include "hf/tensor_map.h"
@@ -93,8 +95,12 @@ void add_generation_defaults(const json& generation, std::vector<gguf::KeyValue>
 
 json read_json(const fs::path& file, bool optional) {
   if (optional && !fs::exists(file)) return json();
+  const std::string text = read_text(file);
+  if (text::json_depth(text) > text::kMaxJsonDepth)  // the recursive parser's stack
+    throw std::runtime_error(file.string() + ": JSON nests deeper than " +
+                             std::to_string(text::kMaxJsonDepth) + " levels");
   try {
-    return json::parse(read_text(file));
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
   }

@@ -48,7 +48,9 @@ void set(std::vector<gguf::KeyValue>& kv, const std::string& key, gguf::Value v)
 
 }  // namespace
 
-InSituOptions in_situ_options(std::string_view type, unsigned threads, std::string label) {
+std::optional<InSituOptions> in_situ_options(std::string_view type, unsigned threads,
+                                             std::string label) {
+  if (type.empty()) return std::nullopt;
   InSituOptions o;
   o.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   o.target = find_file_type(type);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,8 +58,9 @@ struct InSituOptions {
 // What `--isq TYPE` asks for: a llama-quantize file type ("Q4_K_M": its per-tensor recipe) or a
 // tensor type ("Q4_K", "Q8_0": every weight the recipes quantize gets that type), converted by
 // `threads` workers (0: every hardware thread) with a progress bar on stderr labelled `label`.
-// Throws std::invalid_argument naming the choices for any other TYPE.
-InSituOptions in_situ_options(std::string_view type, unsigned threads, std::string label);
+// Throws std::invalid_argument naming the choices for any other TYPE; nullopt for "" (no --isq).
+std::optional<InSituOptions> in_situ_options(std::string_view type, unsigned threads,
+                                             std::string label);
 
 // Every tensor with its bytes in place: a mapping's stay where they are, filled ones get a
 // buffer; with `isq`, tensors the recipe quantizes are converted into buffers instead and

@@ -18,10 +18,9 @@ std::optional<hf::Document> read_optional(const std::filesystem::path& path) {
   return hf::read_document(path);
 }
 
-std::vector<gguf::KeyValue> convert(const std::filesystem::path& dir) {
-  hf::Document tokenizer = hf::read_document(dir / "tokenizer.json");
-  std::optional<hf::Document> config = read_optional(dir / "tokenizer_config.json");
-  std::optional<hf::Document> map = read_optional(dir / "special_tokens_map.json");
+std::vector<gguf::KeyValue> convert(const hf::Document& tokenizer,
+                                    const std::optional<hf::Document>& config,
+                                    const std::optional<hf::Document>& map) {
   Node root = tokenizer.node();
   root.expect_object();
   Node model = root.at("model");
@@ -56,9 +55,19 @@ std::vector<gguf::KeyValue> convert(const std::filesystem::path& dir) {
 
 std::vector<gguf::KeyValue> gguf_metadata_from_hf(const std::filesystem::path& dir) {
   try {
-    return convert(dir);
+    return convert(hf::read_document(dir / "tokenizer.json"),
+                   read_optional(dir / "tokenizer_config.json"),
+                   read_optional(dir / "special_tokens_map.json"));
   } catch (const gguf::Error& e) {
     throw Error(std::string("tokenizer: ") + (dir / "tokenizer.json").string() + ": " + e.what());
+  }
+}
+
+std::vector<gguf::KeyValue> gguf_metadata_from_tokenizer_json(const std::string& text) {
+  try {
+    return convert(hf::parse_document(text, "tokenizer.json"), std::nullopt, std::nullopt);
+  } catch (const gguf::Error& e) {
+    throw Error(std::string("tokenizer: tokenizer.json: ") + e.what());
   }
 }
 

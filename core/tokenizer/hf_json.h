@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "gguf/gguf.h"
@@ -17,5 +18,8 @@ namespace zen::tokenizer {
 // DIR/special_tokens_map.json. Error (tokenizer/error.h) naming the file and JSON path on
 // anything malformed or unsupported.
 std::vector<gguf::KeyValue> gguf_metadata_from_hf(const std::filesystem::path& dir);
+
+// The same for a tokenizer.json's text alone (no tokenizer_config.json): the fuzzer's entry.
+std::vector<gguf::KeyValue> gguf_metadata_from_tokenizer_json(const std::string& text);
 
 }  // namespace zen::tokenizer

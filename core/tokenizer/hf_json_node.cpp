@@ -3,10 +3,15 @@
 #include <fstream>
 #include <sstream>
 
+#include <zen/json_depth.hpp>
+
 #include "tokenizer/error.h"
 
 namespace zen::tokenizer::hf {
+
 namespace {
+
+constexpr uintmax_t kMaxDocumentBytes = uintmax_t{1} << 30;
 
 std::string kind_of(const Json& j) {
   switch (j.type()) {
@@ -116,18 +121,35 @@ int64_t Node::int_or(std::string_view key, int64_t fallback) const {
 }
 
 Document read_document(const std::filesystem::path& path) {
-  Document d;
-  d.name = std::make_shared<const std::string>(path.filename().string());
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxDocumentBytes)
+    throw Error("tokenizer: " + path.string() + ": " + std::to_string(size) +
+                " bytes, more than the 1 GiB a tokenizer file may have");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("tokenizer: cannot open " + path.string());
   std::ostringstream text;
   text << in.rdbuf();
   if (!in.good() && !in.eof()) throw Error("tokenizer: cannot read " + path.string());
   try {
-    d.root = std::make_shared<Json>(Json::parse(text.str()));
+    return parse_document(text.str(), path.filename().string());
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (" + path.string() + ")");
+  }
+}
+
+Document parse_document(const std::string& text, const std::string& name) {
+  Document d;
+  d.name = std::make_shared<const std::string>(name);
+  if (zen::text::json_depth(text) > zen::text::kMaxJsonDepth)
+    throw Error("tokenizer: " + name + ": JSON nests deeper than " +
+                std::to_string(zen::text::kMaxJsonDepth) + " levels");
+  try {
+    d.root = std::make_shared<Json>(Json::parse(text));
   } catch (const Json::parse_error& e) {
-    throw Error("tokenizer: " + *d.name + ": invalid JSON at byte " + std::to_string(e.byte) +
-                " (" + path.string() + ")");
+    throw Error("tokenizer: " + name + ": invalid JSON at byte " + std::to_string(e.byte));
+  } catch (const Json::exception& e) {  // a number too large for a double, ...
+    throw Error("tokenizer: " + name + ": invalid JSON: " + e.what());
   }
   return d;
 }

@@ -62,8 +62,12 @@ struct Document {
   Node node() const { return Node(*root, name, ""); }
 };
 
-// Parses path strictly; Error naming the file on a missing file or invalid JSON.
+// Parses path strictly; Error naming the file on a missing file, more than 1 GiB, invalid
+// JSON or nesting deeper than zen::text::kMaxJsonDepth (a hostile file must not exhaust the
+// stack of the recursive parser).
 Document read_document(const std::filesystem::path& path);
+// The same for text already read; `name` names it in messages.
+Document parse_document(const std::string& text, const std::string& name);
 
 // A "special token" entry as tokenizer_config.json / special_tokens_map.json write it: a
 // string or an object with "content". nullopt for null; Error for anything else.

@@ -7,9 +7,15 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace zen::store {
+
+// Names and paths (names.cpp, library zen_store_names: what loading a model by name needs,
+// without the HTTP client); listing and removal (store.cpp, in zen_store).
+inline constexpr std::string_view kModelSuffix = ".gguf";
+inline constexpr std::string_view kPartialSuffix = ".partial";
 
 // $ZEN_MODELS_DIR, else $XDG_CACHE_HOME/zen-engine/models, else ~/.cache/zen-engine/models.
 std::filesystem::path models_dir();
@@ -23,6 +29,9 @@ std::filesystem::path resolve(const std::string& name_or_path);
 // argument) for an empty name, a path ('/', '\\', ".."), a leading '.', control characters
 // or NUL, or more than 200 bytes.
 std::string checked_name(const std::string& name);
+
+// A directory holding a config.json: a Hugging Face model directory.
+bool is_model_directory(const std::filesystem::path& path);
 
 // Where a checked name's file, and its download in progress, live.
 std::filesystem::path model_path(const std::filesystem::path& dir, const std::string& name);

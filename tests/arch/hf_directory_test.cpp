@@ -315,6 +315,17 @@ TEST(HfDirectory, AConfigThatIsNotJsonIsNamed) {
   expect_refused(s.dir, {"config.json: not valid JSON"});
 }
 
+TEST(HfDirectory, ConfigAndTokenizerThatNestTooDeeplyAreRefusedBeforeParsing) {
+  Scratch s("qwen3");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  std::ofstream(s.dir / "generation_config.json") << deep;
+  expect_refused(s.dir, {"generation_config.json: JSON nests deeper than 64 levels"});
+  fs::copy_file(kHfDir + "qwen3/generation_config.json", s.dir / "generation_config.json",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(s.dir / "tokenizer.json") << deep;
+  expect_refused(s.dir, {"tokenizer.json: JSON nests deeper than 64 levels"});
+}
+
 TEST(HfDirectory, AShapeThePluginDoesNotExpectIsNamed) {
   Scratch s("qwen3");
   s.edit_config([](nlohmann::json& c) { c["intermediate_size"] = 96; });

@@ -147,6 +147,8 @@ def test_local_pull_list_and_rm(store):
     assert sha256_of(store / "tiny-llama.gguf") == MANIFEST["llama_f16"]["sha256"]
 
     zen(store, "pull", TINY / "qwen3.gguf")  # default name: the file stem
+    ran = zen(store, "run", "-m", "qwen3", "-p", "Hi", "-n", "2", "--temp", "0", "-t", "2")
+    assert ran.returncode == 0, ran.stderr  # a store name works wherever a path does
     listing = zen(store, "list")
     assert listing.returncode == 0, listing.stderr
     rows = [line.split() for line in listing.stdout.splitlines()]
@@ -397,8 +399,8 @@ def test_a_hugging_face_repository_is_pulled_as_a_directory_and_loads(store, ser
 
     rows = [line.split() for line in zen(store, "list").stdout.splitlines()]
     assert rows[1][0] == "tiny-qwen3" and rows[1][-2:] == ["Qwen3ForCausalLM", "F32"]
-    # The directory runs as it is.
-    b = zen(store, "bench", "-m", store / "tiny-qwen3", "-p", "8", "-n", "2", "-r", "1", "-t", "2")
+    # The store name runs, as a GGUF's does.
+    b = zen(store, "bench", "-m", "tiny-qwen3", "-p", "8", "-n", "2", "-r", "1", "-t", "2")
     assert b.returncode == 0, b.stderr
     assert "tg2" in b.stdout
 
