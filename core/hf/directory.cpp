@@ -142,14 +142,8 @@ gguf::File Directory::assemble(const std::string& arch, const zen_hf_map& map,
     add_generation_defaults(read_json(dir_ / "generation_config.json", true), kv);
 
     MappedTensors t = map_tensors(safetensors::Checkpoint::open(dir_), map, kv, arch);
-    struct Storage {
-      std::shared_ptr<const safetensors::Checkpoint> checkpoint;
-      quant::TensorBuffers buffers;
-    };
-    auto storage = std::make_shared<Storage>(Storage{std::move(t.checkpoint), {}});
-    std::vector<gguf::TensorInfo> tensors =
-        quant::place_tensors(std::move(t.tensors), kv, isq, storage->buffers, dir_.string());
-    return gguf::File::assemble(std::move(kv), std::move(tensors), std::move(storage));
+    return quant::assemble_placed(std::move(t.tensors), std::move(kv), isq, std::move(t.checkpoint),
+                                  dir_.string());
   } catch (const std::runtime_error& e) {  // gguf::Error and safetensors::Error are ones
     const std::string why = e.what();
     throw std::runtime_error(why.starts_with(dir_.string()) ? why : where + why);

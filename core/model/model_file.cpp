@@ -21,17 +21,10 @@ namespace {
 
 // A GGUF quantized as it loads: its metadata and tensors placed again (quant/in_situ.h).
 gguf::File quantize_gguf(const std::string& path, const quant::InSituOptions& isq) {
-  struct Storage {
-    gguf::File file;
-    quant::TensorBuffers buffers;
-  };
-  auto storage = std::make_shared<Storage>(Storage{gguf::File::open(path), {}});
+  auto file = std::make_shared<const gguf::File>(gguf::File::open(path));
   std::vector<quant::SourceTensor> sources;
-  for (const gguf::TensorInfo& t : storage->file.tensors()) sources.push_back({t, {}});
-  std::vector<gguf::KeyValue> kv = storage->file.metadata();
-  std::vector<gguf::TensorInfo> tensors =
-      quant::place_tensors(std::move(sources), kv, &isq, storage->buffers, path);
-  return gguf::File::assemble(std::move(kv), std::move(tensors), std::move(storage));
+  for (const gguf::TensorInfo& t : file->tensors()) sources.push_back({t, {}});
+  return quant::assemble_placed(std::move(sources), file->metadata(), &isq, file, path);
 }
 
 }  // namespace

@@ -224,4 +224,17 @@ std::vector<gguf::TensorInfo> place_tensors(std::vector<SourceTensor> sources,
   return out;
 }
 
+gguf::File assemble_placed(std::vector<SourceTensor> sources, std::vector<gguf::KeyValue> metadata,
+                           const InSituOptions* isq, std::shared_ptr<const void> keep_alive,
+                           const std::string& label) {
+  struct Storage {
+    std::shared_ptr<const void> source;
+    TensorBuffers buffers;
+  };
+  auto storage = std::make_shared<Storage>(Storage{std::move(keep_alive), {}});
+  std::vector<gguf::TensorInfo> tensors =
+      place_tensors(std::move(sources), metadata, isq, storage->buffers, label);
+  return gguf::File::assemble(std::move(metadata), std::move(tensors), std::move(storage));
+}
+
 }  // namespace zen::quant

@@ -71,4 +71,10 @@ std::vector<gguf::TensorInfo> place_tensors(std::vector<SourceTensor> sources,
                                             const InSituOptions* isq, TensorBuffers& buffers,
                                             const std::string& label);
 
+// The model as a File: `sources` placed (place_tensors) into buffers the File owns, beside
+// `keep_alive` (what the sources point into: a mapped GGUF, a safetensors checkpoint).
+gguf::File assemble_placed(std::vector<SourceTensor> sources, std::vector<gguf::KeyValue> metadata,
+                           const InSituOptions* isq, std::shared_ptr<const void> keep_alive,
+                           const std::string& label);
+
 }  // namespace zen::quant

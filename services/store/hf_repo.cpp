@@ -1,8 +1,6 @@
 #include "store/hf_repo.h"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -153,14 +151,6 @@ std::set<std::string> indexed_shards(const fs::path& index) {
       if (shard.is_string()) shards.insert(shard.get<std::string>());
   if (shards.empty()) fail(ZEN_ERR_IO, index.string() + " names no shards");
   return shards;
-}
-
-void fsync_directory(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ namespace {
   throw Error(ZEN_ERR_IO, what + " " + path.string() + ": " + std::strerror(errno));
 }
 
+}  // namespace
+
 void fsync_directory(const fs::path& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) io_error("cannot open directory", dir);
@@ -33,8 +35,6 @@ void fsync_directory(const fs::path& dir) {
   ::close(fd);
   if (rc != 0) io_error("cannot sync directory", dir);
 }
-
-}  // namespace
 
 PartialFile::PartialFile(const fs::path& dir, const std::string& name)
     : path_(partial_path(dir, name)), origin_path_(path_.string() + ".json") {

@@ -13,6 +13,9 @@
 
 namespace zen::store {
 
+// fsync of a directory, so a rename in it is durable; zen::Error naming it on failure.
+void fsync_directory(const std::filesystem::path& dir);
+
 struct PartialOrigin {
   std::string source;     // what was being fetched (the URL before redirects)
   std::string validator;  // the response's strong ETag or Last-Modified, for If-Range
