@@ -9,7 +9,11 @@ which goes first, so machine noise and thermal drift hit both alike. Prints mean
 tokens/s and the zen/llama.cpp ratio; the ratio taken in one run is the figure that counts on
 shared machines (docs/BENCHMARKS.md).
 
+With --lora FILE (a GGUF LoRA adapter), both engines run with it applied at scale 1 (llama.cpp:
+llama_adapter_lora_init + llama_set_adapter_lora; zen-engine: --lora).
+
 usage: bench/compare.py MODEL.gguf [MODEL.gguf ...] [-t 2] [-p 512] [-n 128] [-r 3] [--json F]
+                        [--lora ADAPTER.gguf]
 """
 import argparse
 import ctypes
@@ -32,7 +36,7 @@ class LlamaCpp:
     across llama-cpp-python releases, so each is looked up with its older spelling as a
     fallback."""
 
-    def __init__(self, path, threads, n_prompt, n_gen):
+    def __init__(self, path, threads, n_prompt, n_gen, lora=None):
         import llama_cpp as L
         self.L = L
         self._silence_logs()
@@ -51,6 +55,10 @@ class LlamaCpp:
         self.ctx = new_ctx(self.model, cp)
         if not self.ctx:
             raise RuntimeError(f"llama.cpp cannot create a context for {path}")
+        if lora:
+            self.adapter = L.llama_adapter_lora_init(self.model, str(lora).encode())
+            if not self.adapter or L.llama_set_adapter_lora(self.ctx, self.adapter, 1.0) != 0:
+                raise RuntimeError(f"llama.cpp cannot apply the LoRA adapter {lora}")
         vocab_of = getattr(L, "llama_model_get_vocab", None)
         n_vocab = (L.llama_vocab_n_tokens(vocab_of(self.model)) if vocab_of
                    else L.llama_n_vocab(self.model))
@@ -115,10 +123,10 @@ class LlamaCpp:
 
 # ---- zen-engine ----
 
-def zen_bench(zen_engine, path, threads, n_prompt, n_gen):
+def zen_bench(zen_engine, path, threads, n_prompt, n_gen, lora=None):
     """One `zen-engine bench -r 1 --json` run (it warms up before timing): {test: t/s}."""
     cmd = [str(zen_engine), "bench", "-m", str(path), "-p", str(n_prompt), "-n", str(n_gen),
-           "-t", str(threads), "-r", "1", "--json"]
+           "-t", str(threads), "-r", "1", "--json"] + (["--lora", str(lora)] if lora else [])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
@@ -142,7 +150,8 @@ def measure(path, args, zen_recorded):
     """Samples {engine: {test: [t/s]}} for one model, engines alternating per repetition."""
     pp, tg = f"pp{args.n_prompt}", f"tg{args.n_gen}"
     samples = {"zen": {pp: [], tg: []}, "llama.cpp": {pp: [], tg: []}}
-    llama = None if args.skip_llama else LlamaCpp(path, args.threads, args.n_prompt, args.n_gen)
+    llama = None if args.skip_llama else LlamaCpp(path, args.threads, args.n_prompt, args.n_gen,
+                                                   args.lora)
     if llama:  # warm-up, as zen-engine bench does: page in the weights, build the graph
         llama.prompt_ts()
         llama.gen_ts()
@@ -153,7 +162,8 @@ def measure(path, args, zen_recorded):
         if zen_recorded is not None or args.skip_zen or zen_failed:
             return
         try:
-            measured = zen_bench(args.zen_engine, path, args.threads, args.n_prompt, args.n_gen)
+            measured = zen_bench(args.zen_engine, path, args.threads, args.n_prompt, args.n_gen,
+                                 args.lora)
         except RuntimeError as e:  # e.g. an architecture zen-engine does not run yet
             print(f"  {Path(path).name}: zen-engine failed, its column stays empty: {e}",
                   file=sys.stderr)
@@ -244,6 +254,7 @@ def main(argv=None):
     ap.add_argument("-r", "--repetitions", type=int, default=3)
     ap.add_argument("--zen-engine", default=str(REPO / "build" / "bin" / "zen-engine"))
     ap.add_argument("--json", metavar="FILE", help="also write rows and settings as JSON")
+    ap.add_argument("--lora", metavar="ADAPTER", help="a GGUF LoRA adapter both engines apply")
     ap.add_argument("--skip-zen", action="store_true", help="measure llama.cpp only")
     ap.add_argument("--skip-llama", action="store_true", help="measure zen-engine only")
     ap.add_argument("--zen-json", metavar="FILE",

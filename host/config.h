@@ -45,6 +45,7 @@ struct Config {
   std::string cpu_variant;                // "" = best that runs here
   unsigned cpu_threads = 0;               // 0 = one per physical core
   std::string isq;  // --isq: weights quantized to this type as they load ("" = as published)
+  std::vector<std::pair<std::string, float>> lora;  // --lora FILE, --lora-scale S (docs/LORA.md)
   Pinning cpu_pinning = Pinning::cores;
   std::string log_level = "info";
   ServeConfig serve;

@@ -4,6 +4,7 @@
 #include <zen/plugin.hpp>
 
 #include "device_selection.h"
+#include "lora/adapter.h"
 #include "store/store.h"
 
 namespace zen::host {
@@ -22,6 +23,11 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
   const auto isq = quant::in_situ_options(config.isq, config.cpu_threads, "isq");
   file_ = model::ModelFile::open(store::resolve(path).string(), archs, isq ? &*isq : nullptr);
   model_ = std::make_unique<model::Model>(file_, archs);
+  for (const auto& [lora_path, scale] : config.lora) {
+    params.lora.push_back(std::make_shared<const lora::Adapter>(
+        lora::load(lora_path, file_->gguf(), model_->hf_map())));
+    params.lora_scale.push_back(scale);
+  }
 
   std::vector<DeviceCandidate> candidates = select_devices(plugins, config);
   std::vector<const DeviceCandidate*> chosen;

@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,7 @@ Engine::Engine(model::Context& ctx, EngineParams params) : params_(params) {
         ") to be a multiple of the KV block size (" + std::to_string(kv.block_size()) + ")");
   kv.clear();
   n_vocab_ = ctx.probe_n_vocab();
+  n_lora_ = ctx.lora_defaults().size();
   uint32_t n = params_.n_ctx_per_seq ? params_.n_ctx_per_seq : ctx.model().n_ctx_train();
   n_ctx_per_seq_ = n ? std::min(n, kv.size()) : kv.size();
   scheduler_ = std::make_unique<Scheduler>(ctx, params_, n_ctx_per_seq_, metrics_);
@@ -68,6 +71,11 @@ void Engine::validate(const Request& r) const {
   for (size_t i = 0; i < r.stop_tokens.size(); ++i)
     if (r.stop_tokens[i] < 0 || r.stop_tokens[i] >= n_vocab_)
       throw InvalidRequest(vocab_error("stop token", i, r.stop_tokens[i], n_vocab_));
+  if (!r.lora.empty() && r.lora.size() != n_lora_)
+    throw InvalidRequest(std::to_string(r.lora.size()) + " LoRA scales given; the model has " +
+                         std::to_string(n_lora_) + " adapters");
+  for (float s : r.lora)
+    if (!std::isfinite(s)) throw InvalidRequest("a LoRA scale is not a finite number");
   try {
     sampling::validate(r.sampling, n_vocab_);
   } catch (const sampling::InvalidParams& e) {

@@ -54,6 +54,9 @@ struct Request {
   int32_t n = 1;                     // choices; choice i seeds with seed + i
   std::vector<int32_t> stop_tokens;  // end-of-generation ids (the model's EOG set)
   bool ignore_eos = false;           // stop_tokens are then ordinary tokens
+  // Each LoRA adapter's scale, in the Context's adapter order (0 = unused); empty: the
+  // Context's defaults (--lora-scale).
+  std::vector<float> lora;
 };
 
 enum class Finish { kStop, kLength, kCancelled, kError };  // kStop: EOG token or sink asked
@@ -117,6 +120,7 @@ class Engine {
   EngineParams params_;
   int32_t n_vocab_ = 0;
   uint32_t n_ctx_per_seq_ = 0;
+  size_t n_lora_ = 0;                     // the Context's LoRA adapters
   std::unique_ptr<Scheduler> scheduler_;  // engine thread only (but queued())
   MetricsRecorder metrics_;
 

@@ -1,6 +1,7 @@
 #include "engine/scheduler.h"
 
 #include <algorithm>
+#include <bit>
 #include <exception>
 
 #include "sampler/rng.h"
@@ -48,6 +49,14 @@ void Scheduler::enqueue(uint64_t id, Request request, std::shared_ptr<Sink> sink
   job->usage.prompt_tokens = static_cast<uint32_t>(request.prompt.size());
   job->unfinished = static_cast<uint32_t>(request.n);
   job->choices.resize(static_cast<size_t>(request.n));
+  job->lora = request.lora.empty() ? ctx_.lora_defaults() : request.lora;
+  for (float scale : job->lora)  // FNV-1a over the scales' bits: equal mixes share a root
+    if (scale != 0.0f) {
+      uint64_t h = 0xcbf29ce484222325ull;
+      for (float f : job->lora) h = (h ^ std::bit_cast<uint32_t>(f)) * 0x100000001b3ull;
+      job->lora_root = h ? h : 1;
+      break;
+    }
   for (int i = 0; i < request.n; ++i) {
     Sequence& s = job->choices[static_cast<size_t>(i)];
     s.job = job.get();
@@ -160,7 +169,8 @@ bool Scheduler::try_admit(Sequence& s) {
   // Deterministic: only whole prompt chunks are published, and a sequence attaches only whole
   // chunks, so what it reuses is bit for bit what it would have computed itself.
   if (params_.deterministic) max_attach = std::min(max_attach, s.prompt_len) / chunk * chunk;
-  uint32_t attached = max_attach ? kv_.attach_prefix(seq, s.tokens, max_attach) : 0;
+  uint32_t attached =
+      max_attach ? kv_.attach_prefix(seq, s.tokens, max_attach, s.job->lora_root) : 0;
   if (params_.deterministic && attached % chunk) {
     attached = attached / chunk * chunk;
     kv_.seq_truncate(seq, static_cast<int32_t>(attached));
@@ -239,6 +249,8 @@ void Scheduler::execute(std::span<const Work> work) {
       b.positions.push_back(static_cast<int32_t>(pos));
       b.seq_ids.push_back(s.seq);
       b.logits.push_back(wants[k] && i + 1 == w.n);
+      if (!s.job->lora.empty())
+        b.lora_scales.insert(b.lora_scales.end(), s.job->lora.begin(), s.job->lora.end());
     }
   }
   try {
@@ -266,7 +278,7 @@ void Scheduler::publish_blocks(Sequence& s) {
     limit = std::min(limit, s.prompt_len) / params_.prefill_chunk * params_.prefill_chunk;
   const uint32_t block = kv_.block_size();
   if (limit / block <= s.n_published / block) return;
-  kv_.publish(s.seq, std::span(s.tokens.data(), limit));
+  kv_.publish(s.seq, std::span(s.tokens.data(), limit), s.job->lora_root);
   s.n_published = limit;
 }
 

@@ -27,6 +27,8 @@ struct Job {
   MetricsRecorder::Clock::time_point submitted;
   std::vector<Sequence> choices;  // never resized once made: Sequence* stay valid
   uint64_t seed = 0;              // choice i samples with seed + i
+  std::vector<float> lora;        // each adapter's scale for every token of this job
+  uint64_t lora_root = 0;         // its prefix-cache root (KvCache::publish): 0 = no adapter
   bool first_token = false;
   bool prompt_ready = false;  // choice 0 has its prompt in the cache: the others may attach it
   uint32_t unfinished = 0;

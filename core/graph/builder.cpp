@@ -28,6 +28,13 @@ TensorId Builder::placed(std::string_view name, bool state) {
                : graph_.weight(std::string(name), w->type, ne, w->where);
 }
 
+TensorId Builder::op(zen_op op, std::span<const TensorId> srcs, std::span<const int32_t> params) {
+  const TensorId y = graph_.op(op, srcs, params);
+  if (op != ZEN_OP_MATMUL || !on_matmul_ || !(graph_.tensor(srcs[0]).flags & ZEN_TENSOR_WEIGHT))
+    return y;
+  return on_matmul_(*this, srcs[0], srcs[1], y);
+}
+
 namespace {
 
 // Runs f on the builder, turning exceptions into `fallback` plus last_error.
@@ -76,8 +83,7 @@ zen_t api_op(zen_graph_builder* b, uint32_t op, const zen_t* srcs, uint32_t n_sr
     if (n_srcs > ZEN_MAX_SRC) throw Error(ZEN_ERR_INVALID_ARG, label + ": at most 6 sources");
     for (uint32_t i = 0; i < n_srcs; ++i)
       check_handle(x, srcs[i], label + ": src" + std::to_string(i));
-    return x.graph().op(static_cast<zen_op>(op), std::span(srcs, n_srcs),
-                        std::span(params, n_params));
+    return x.op(static_cast<zen_op>(op), std::span(srcs, n_srcs), std::span(params, n_params));
   });
 }
 

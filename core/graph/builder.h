@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,10 +27,15 @@ struct WeightInfo {
 // Looks a weight (or state) up by name; nullopt when the model has no such tensor.
 using WeightResolver = std::function<std::optional<WeightInfo>(std::string_view name)>;
 
+class Builder;
+// Called after each ZEN_OP_MATMUL whose src0 is a model weight (weight, activations x, result
+// y); returns what the plugin gets instead of y (LoRA adds its low-rank product there).
+using MatmulHook = std::function<TensorId(Builder&, TensorId weight, TensorId x, TensorId y)>;
+
 class Builder {
  public:
-  explicit Builder(Graph& graph, WeightResolver resolver = {})
-      : graph_(graph), resolver_(std::move(resolver)) {}
+  explicit Builder(Graph& graph, WeightResolver resolver = {}, MatmulHook on_matmul = {})
+      : graph_(graph), resolver_(std::move(resolver)), on_matmul_(std::move(on_matmul)) {}
 
   zen_graph_builder* handle() { return reinterpret_cast<zen_graph_builder*>(this); }
   static Builder& from(zen_graph_builder* b) { return *reinterpret_cast<Builder*>(b); }
@@ -38,6 +44,8 @@ class Builder {
   // weight() / state() by name: the same handle for the same name, resolved once.
   TensorId weight(std::string_view name) { return placed(name, false); }
   TensorId state(std::string_view name) { return placed(name, true); }
+  // A plugin's op: the graph's, then the matmul hook for a weight's matmul.
+  TensorId op(zen_op op, std::span<const TensorId> srcs, std::span<const int32_t> params);
 
   std::string last_error;
 
@@ -46,6 +54,7 @@ class Builder {
 
   Graph& graph_;
   WeightResolver resolver_;
+  MatmulHook on_matmul_;
 };
 
 // The table handed to plugins; valid for the process lifetime.

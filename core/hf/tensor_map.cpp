@@ -43,6 +43,12 @@ class Metadata {
   std::string arch_;
 };
 
+uint64_t rope_head_dim(const Metadata& meta) {
+  const uint32_t n_head = meta.u32("{arch}.attention.head_count", 0);
+  return meta.u32("{arch}.attention.key_length",
+                  n_head ? meta.u32("{arch}.embedding_length", 0) / n_head : 0);
+}
+
 std::string replace(std::string s, std::string_view what, const std::string& with) {
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size()))
     s.replace(at, what.size(), with);
@@ -61,25 +67,6 @@ zen_type gguf_type(const safetensors::Tensor& t) {
       throw std::runtime_error("tensor '" + t.name + "' is " + dtype_name(t.dtype) +
                                ": only F32, F16 and BF16 checkpoints load (quantize them with "
                                "--isq instead)");
-  }
-}
-
-float element(const safetensors::Tensor& t, uint64_t i) {
-  switch (t.dtype) {
-    case DType::kF32: {
-      float f;
-      std::memcpy(&f, t.data.data() + i * 4, 4);
-      return f;
-    }
-    case DType::kF16:
-    case DType::kBF16: {
-      uint16_t h;
-      std::memcpy(&h, t.data.data() + i * 2, 2);
-      return t.dtype == DType::kF16 ? quant::half_to_float(h) : quant::bf16_to_float(h);
-    }
-    default:
-      gguf_type(t);  // throws naming the type
-      return 0;
   }
 }
 
@@ -156,22 +143,15 @@ class Mapper {
     });
   }
 
-  // Rows h*d + j*(d/2) + i (rotate-half) move to h*d + 2*i + j (adjacent pairs).
   void rope_pairs(const std::string& gguf, const safetensors::Tensor& t, zen_type type,
                   const std::vector<uint64_t>& ne) {
-    const uint32_t n_head = meta_.u32("{arch}.attention.head_count", 0);
-    const uint64_t d = meta_.u32("{arch}.attention.key_length",
-                                 n_head ? meta_.u32("{arch}.embedding_length", 0) / n_head : 0);
+    const uint64_t d = rope_head_dim(meta_);
     const uint64_t rows = ne.size() > 1 ? ne[1] : 1, row_bytes = t.data.size() / rows;
     if (ne.size() != 2 || d == 0 || d % 2 || rows % d)
       throw std::runtime_error("tensor '" + t.name + "': " + std::to_string(rows) +
                                " rows are not whole heads of " + std::to_string(d));
     add(gguf, type, ne, nullptr, t.data.size(), [&t, d, rows, row_bytes](uint8_t* out) {
-      for (uint64_t h = 0; h < rows / d; ++h)
-        for (uint64_t j = 0; j < 2; ++j)
-          for (uint64_t i = 0; i < d / 2; ++i)
-            std::memcpy(out + (h * d + 2 * i + j) * row_bytes,
-                        t.data.data() + (h * d + j * (d / 2) + i) * row_bytes, row_bytes);
+      rope_pair_rows(t.data.data(), out, rows, d, row_bytes);
     });
   }
 
@@ -242,6 +222,38 @@ class Mapper {
 };
 
 }  // namespace
+
+float element(const safetensors::Tensor& t, uint64_t i) {
+  switch (t.dtype) {
+    case DType::kF32: {
+      float f;
+      std::memcpy(&f, t.data.data() + i * 4, 4);
+      return f;
+    }
+    case DType::kF16:
+    case DType::kBF16: {
+      uint16_t h;
+      std::memcpy(&h, t.data.data() + i * 2, 2);
+      return t.dtype == DType::kF16 ? quant::half_to_float(h) : quant::bf16_to_float(h);
+    }
+    default:
+      gguf_type(t);  // throws naming the type
+      return 0;
+  }
+}
+
+void rope_pair_rows(const uint8_t* src, uint8_t* dst, uint64_t rows, uint64_t d,
+                    uint64_t row_bytes) {
+  for (uint64_t h = 0; h < rows / d; ++h)
+    for (uint64_t j = 0; j < 2; ++j)
+      for (uint64_t i = 0; i < d / 2; ++i)
+        std::memcpy(dst + (h * d + 2 * i + j) * row_bytes,
+                    src + (h * d + j * (d / 2) + i) * row_bytes, row_bytes);
+}
+
+uint64_t rope_head_dim(const std::vector<gguf::KeyValue>& metadata, const std::string& arch) {
+  return rope_head_dim(Metadata(metadata, arch));
+}
 
 MappedTensors map_tensors(safetensors::Checkpoint checkpoint, const zen_hf_map& map,
                           const std::vector<gguf::KeyValue>& metadata, const std::string& arch) {

@@ -30,4 +30,14 @@ struct MappedTensors {
 MappedTensors map_tensors(safetensors::Checkpoint checkpoint, const zen_hf_map& map,
                           const std::vector<gguf::KeyValue>& metadata, const std::string& arch);
 
+// Value i of an F32, F16 or BF16 checkpoint tensor; throws naming any other dtype.
+float element(const safetensors::Tensor& t, uint64_t i);
+
+// ZEN_HF_ROPE_PAIRS: rows h*d + j*(d/2) + i (transformers' rotate-half order) move to
+// h*d + 2*i + j (GGUF's adjacent pairs); `rows` is a whole number of heads of d rows.
+void rope_pair_rows(const uint8_t* src, uint8_t* dst, uint64_t rows, uint64_t d,
+                    uint64_t row_bytes);
+// The head dimension ZEN_HF_ROPE_PAIRS permutes by, from the mapped metadata (0: unknown).
+uint64_t rope_head_dim(const std::vector<gguf::KeyValue>& metadata, const std::string& arch);
+
 }  // namespace zen::hf

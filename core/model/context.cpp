@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string_view>
 
 #include <zen/plugin.hpp>
+
+#include "lora/apply.h"
 
 namespace zen::model {
 namespace {
@@ -63,6 +67,9 @@ Context::Context(const Model& model, std::vector<graph::DeviceRef> devices, Cont
       kv_(model.kv_layers(), default_ctx(model, params.n_ctx), params.kv_type, params.block_size),
       sched_(std::move(devices)) {
   params_.n_ctx = kv_.size();
+  params_.lora_scale.resize(params_.lora.size(), 1.0f);
+  for (float s : params_.lora_scale)
+    if (!std::isfinite(s)) throw Error(ZEN_ERR_INVALID_ARG, "context: a LoRA scale is not finite");
   model_.expect_kind(ZEN_MODEL_DECODER);
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "context: n_batch must be > 0");
   // On a device that cannot read host memory the cache lives in the scheduler's mirror.
@@ -88,13 +95,19 @@ std::optional<graph::WeightInfo> Context::resolve(std::string_view name) const {
     w.state = true;
     return w;
   }
+  if (auto w = lora::resolve(params_.lora, name)) return w;
   return model_.weight(name);
 }
 
-void Context::plan(const zen_batch& shape) {
+void Context::plan(const zen_batch& shape, std::vector<size_t> lora_active) {
+  std::set<std::pair<size_t, std::string>> adapted;
+  graph::MatmulHook hook;
+  if (!lora_active.empty())
+    hook = lora::matmul_hook(params_.lora, lora_active, shape.n_tokens, shape.n_outputs, &adapted);
   auto [g, n_vocab] = model_.build_graph(
       shape, [this](std::string_view n) { return resolve(n); }, "logits", "n_vocab",
-      shape.n_outputs);
+      shape.n_outputs, hook);
+  lora::check_all_applied(params_.lora, lora_active, adapted, model_.arch().plugin);
   if (shape.n_given > 0 && g.find("given_embd") == graph::kNoTensor)
     throw Error(ZEN_ERR_UNSUPPORTED, model_.arch().plugin +
                                          ": the graph does not read given input embeddings "
@@ -111,6 +124,7 @@ void Context::plan(const zen_batch& shape) {
   planned_kv_ = shape.n_kv;
   planned_outputs_ = shape.n_outputs;
   planned_given_ = shape.n_given;
+  planned_lora_ = std::move(lora_active);
   ++plans_;
 }
 
@@ -136,6 +150,21 @@ void Context::set_inputs(const Batch& b, size_t begin, size_t end, std::span<con
       put(given_.data(), given_.size() * sizeof(float));
     } else if (name == "embd_pick") {
       put(pick_.data(), pick_.size() * sizeof(int32_t));
+    } else if (name.starts_with("lora_scale")) {
+      const bool outs = name.starts_with("lora_scale_out.");
+      const std::string_view num = name.substr(outs ? 15 : 11);
+      const size_t na = params_.lora.size();
+      size_t a = 0;
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), a);
+      if (ec != std::errc() || p != num.data() + num.size() || a >= na)
+        throw Error(ZEN_ERR_INVALID_ARG, "graph input '" + t.name + "': no such LoRA adapter");
+      lora_column_.clear();
+      const float fold = params_.lora[a]->fold;  // lora/apply.h: the common fold rides here
+      if (outs)
+        for (int32_t o : out_ids) lora_column_.push_back(lora_token_[o * na + a] * fold);
+      else
+        for (size_t i = 0; i < n; ++i) lora_column_.push_back(lora_token_[i * na + a] * fold);
+      put(lora_column_.data(), lora_column_.size() * sizeof(float));
     } else if (name == "kq_mask" || name.starts_with(kMaskSwa)) {
       uint32_t window = 0;
       if (name != "kq_mask") {
@@ -208,6 +237,24 @@ uint32_t Context::pick_given(const Batch& b, size_t begin, size_t end) {
   return static_cast<uint32_t>(given_.size() / std::max<size_t>(width, 1));
 }
 
+std::vector<size_t> Context::lora_active(const Batch& b, size_t begin, size_t end) {
+  const size_t na = params_.lora.size();
+  lora_token_.clear();
+  if (na == 0) return {};
+  for (size_t i = begin; i < end; ++i) {
+    const float* row = b.lora_scales.empty() ? params_.lora_scale.data() : &b.lora_scales[i * na];
+    lora_token_.insert(lora_token_.end(), row, row + na);
+  }
+  std::vector<size_t> active;
+  for (size_t a = 0; a < na; ++a)
+    for (size_t i = 0; i < end - begin; ++i)
+      if (lora_token_[i * na + a] != 0.0f) {
+        active.push_back(a);
+        break;
+      }
+  return active;
+}
+
 void Context::run(const Batch& b, size_t begin, size_t end) {
   const uint32_t n = static_cast<uint32_t>(end - begin);
   std::span<const int32_t> pos(b.positions.data() + begin, n), seq(b.seq_ids.data() + begin, n);
@@ -239,9 +286,11 @@ void Context::run(const Batch& b, size_t begin, size_t end) {
     shape.gather_kv = params_.gather_kv ? 1 : 0;
     shape.n_outputs = static_cast<uint32_t>(out_ids.size());
     shape.n_given = pick_given(b, begin, end);
+    std::vector<size_t> lora = lora_active(b, begin, end);
     if (shape.n_tokens != planned_tokens_ || shape.n_kv != planned_kv_ ||
-        shape.n_outputs != planned_outputs_ || shape.n_given != planned_given_)
-      plan(shape);
+        shape.n_outputs != planned_outputs_ || shape.n_given != planned_given_ ||
+        lora != planned_lora_)
+      plan(shape, std::move(lora));
     set_inputs(b, begin, end, slots, shape.n_kv, out_ids);
     sched_.compute();
     if (keep) {
@@ -268,6 +317,12 @@ void Context::decode(const Batch& b) {
     if (row >= 0 && (static_cast<size_t>(row) + 1) * b.n_embd_given > b.given.size())
       throw Error(ZEN_ERR_INVALID_ARG,
                   "batch: given_row " + std::to_string(row) + " is past the given rows");
+  if (!b.lora_scales.empty() && b.lora_scales.size() != n * params_.lora.size())
+    throw Error(ZEN_ERR_INVALID_ARG, "batch: " + std::to_string(b.lora_scales.size()) +
+                                         " LoRA scales for " + std::to_string(n) + " tokens and " +
+                                         std::to_string(params_.lora.size()) + " adapters");
+  for (float s : b.lora_scales)
+    if (!std::isfinite(s)) throw Error(ZEN_ERR_INVALID_ARG, "batch: a LoRA scale is not finite");
   for (size_t i = 0; i < n; ++i)
     if (b.positions[i] < 0 || b.seq_ids[i] < 0)
       throw Error(ZEN_ERR_INVALID_ARG,

@@ -17,6 +17,7 @@
 #include "graph/builder.h"
 #include "graph/device_ref.h"
 #include "graph/scheduler.h"
+#include "lora/adapter.h"
 #include "model/kept_tensors.h"
 #include "model/kv_cache.h"
 #include "model/model.h"
@@ -34,6 +35,10 @@ struct ContextParams {
   // else is cached.
   bool gather_kv = false;
   std::vector<std::string> keep;  // named tensors to keep from each micro-batch (kept())
+  // LoRA adapters loaded for this model (lora/adapter.h), and the scale each token gets when
+  // its batch names none (--lora-scale; missing entries are 1).
+  lora::Adapters lora;
+  std::vector<float> lora_scale;
 };
 
 struct Batch {
@@ -46,6 +51,10 @@ struct Batch {
   std::vector<int32_t> given_row;
   std::vector<float> given;
   uint32_t n_embd_given = 0;
+  // Each token's scale for each of the context's LoRA adapters (token-major: lora_scales[i *
+  // n_adapters + a]), 0 where the token's sequence does not use adapter a; empty: every token
+  // at the context's default scales (ContextParams::lora_scale).
+  std::vector<float> lora_scales;
 
   // Gives token i the input embedding `row` (n_embd floats).
   void give(size_t i, std::span<const float> row);
@@ -85,10 +94,14 @@ class Context {
   const KvCache& kv() const { return kv_; }
   const ContextParams& params() const { return params_; }
   const Model& model() const { return model_; }
+  // What a token is run with when its batch gives no LoRA scales.
+  const std::vector<float>& lora_defaults() const { return params_.lora_scale; }
 
  private:
   void run(const Batch& batch, size_t begin, size_t end);
-  void plan(const zen_batch& shape);
+  void plan(const zen_batch& shape, std::vector<size_t> lora_active);
+  // Adapters some token of [begin, end) uses (scale != 0); fills lora_token_ with the scales.
+  std::vector<size_t> lora_active(const Batch& b, size_t begin, size_t end);
   void set_inputs(const Batch& b, size_t begin, size_t end, std::span<const int32_t> slots,
                   uint32_t n_kv, const std::vector<int32_t>& out_ids);
   // gather_kv: fills rows_ for the sequences of positions/seqs (padded to a multiple of 32)
@@ -107,6 +120,7 @@ class Context {
   int32_t n_vocab_ = 0;
   // Shape of the planned graph: (tokens, kv cells, outputs, given rows).
   uint32_t planned_tokens_ = 0, planned_kv_ = 0, planned_outputs_ = 0, planned_given_ = 0;
+  std::vector<size_t> planned_lora_;
   uint64_t plans_ = 0;
   std::vector<float> logits_;
   std::vector<KeptTensor> kept_;
@@ -115,6 +129,8 @@ class Context {
   // This micro-batch's given rows and each token's pick ("given_embd", "embd_pick").
   std::vector<float> given_;
   std::vector<int32_t> pick_;
+  // This micro-batch's LoRA scales, token-major, and one adapter's column of them.
+  std::vector<float> lora_token_, lora_column_;
   // gather_kv: cell ids of the gathered rows (the graph input "kv_rows"), and where each
   // sequence's rows start.
   std::vector<int32_t> rows_;

@@ -283,12 +283,18 @@ void KvCache::clear() {
   blocks_used_ = 0;
 }
 
-void KvCache::publish(int32_t seq, std::span<const int32_t> tokens) {
+namespace {
+// A chain's start: publish id 0 for the plain model; a root's own value (with the top bit,
+// which publish ids never reach) for blocks computed under another one (a LoRA mix).
+uint64_t chain_start(uint64_t root) { return root ? root | (1ull << 63) : 0; }
+}  // namespace
+
+void KvCache::publish(int32_t seq, std::span<const int32_t> tokens, uint64_t root) {
   auto it = seqs_.find(seq);
   if (it == seqs_.end()) return;
   const Seq& s = it->second;
   const size_t full = std::min(static_cast<size_t>(s.len), tokens.size()) / block_size_;
-  uint64_t hash = 0, parent = 0;  // publish id 0: the chain's start
+  uint64_t hash = root, parent = chain_start(root);
   for (size_t k = 0; k < full; ++k) {
     std::span<const int32_t> own = tokens.subspan(k * block_size_, block_size_);
     hash = hash_(hash, own);
@@ -322,7 +328,8 @@ void KvCache::publish(int32_t seq, std::span<const int32_t> tokens) {
   }
 }
 
-uint32_t KvCache::attach_prefix(int32_t seq, std::span<const int32_t> tokens, uint32_t max_tokens) {
+uint32_t KvCache::attach_prefix(int32_t seq, std::span<const int32_t> tokens, uint32_t max_tokens,
+                                uint64_t root) {
   if (seq < 0)
     throw Error(ZEN_ERR_INVALID_ARG, "KV cache: negative sequence id " + std::to_string(seq));
   if (seq_len(seq) != 0)
@@ -332,7 +339,7 @@ uint32_t KvCache::attach_prefix(int32_t seq, std::span<const int32_t> tokens, ui
   ++prefix_queries_;
   const size_t blocks = std::min<size_t>(max_tokens, tokens.size()) / block_size_;
   std::vector<int32_t> chain;
-  uint64_t hash = 0, parent = 0;
+  uint64_t hash = root, parent = chain_start(root);
   for (size_t k = 0; k < blocks; ++k) {
     std::span<const int32_t> own = tokens.subspan(k * block_size_, block_size_);
     hash = hash_(hash, own);

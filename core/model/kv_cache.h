@@ -77,8 +77,11 @@ class KvCache {
   // longest chain of published blocks matching tokens[0..), at most max_tokens tokens (whole
   // blocks), refcounted and shared read-only; returns the number of tokens attached (seq_len
   // afterwards). Matches compare the stored tokens, not only hashes.
-  void publish(int32_t seq, std::span<const int32_t> tokens);
-  uint32_t attach_prefix(int32_t seq, std::span<const int32_t> tokens, uint32_t max_tokens);
+  // `root` keeps apart K/V computed under different weights (a LoRA mix, 0 = the model's
+  // own): a block published under one root is never attached under another.
+  void publish(int32_t seq, std::span<const int32_t> tokens, uint64_t root = 0);
+  uint32_t attach_prefix(int32_t seq, std::span<const int32_t> tokens, uint32_t max_tokens,
+                         uint64_t root = 0);
 
   // Cells attention must read: one past the highest cell of any referenced block, padded to pad
   // (so consecutive decode steps share a graph shape), at most size().

@@ -94,9 +94,10 @@ std::optional<graph::WeightInfo> Model::weight(std::string_view name) const {
 std::pair<graph::Graph, int64_t> Model::build_graph(const zen_batch& shape,
                                                     const graph::WeightResolver& resolve,
                                                     const char* output, const char* width_name,
-                                                    uint32_t n_columns) const {
+                                                    uint32_t n_columns,
+                                                    const graph::MatmulHook& on_matmul) const {
   graph::Graph g;
-  graph::Builder b(g, resolve);
+  graph::Builder b(g, resolve, on_matmul);
   char err[1024] = "";
   const zen_status st = arch_.table->build_graph(state_, b.handle(), &shape, err, sizeof err);
   if (st != ZEN_OK)

@@ -49,10 +49,16 @@ class Model {
   // output NULL (a pipeline's stage) nothing is checked and the width is 0.
   // n_columns for an output whose column count the graph decides (a media encoder's rows).
   static constexpr uint32_t kAnyColumns = UINT32_MAX;
+  // `on_matmul` sees every matmul by a weight (LoRA).
   std::pair<graph::Graph, int64_t> build_graph(const zen_batch& shape,
                                                const graph::WeightResolver& resolve,
                                                const char* output, const char* width_name,
-                                               uint32_t n_columns) const;
+                                               uint32_t n_columns,
+                                               const graph::MatmulHook& on_matmul = {}) const;
+  // The plugin's Hugging Face rows (PEFT adapters' names), or NULL.
+  const zen_hf_map* hf_map() const {
+    return ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, hf) ? arch_.table->hf : nullptr;
+  }
   // {arch}.context_length, or 0 when the file does not say.
   uint32_t n_ctx_train() const { return n_ctx_train_; }
 

@@ -1,10 +1,7 @@
 // Small helpers shared by subcommands for Boost.Program_options parsing.
 #pragma once
 
-#include <charconv>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +9,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "text/int_list.h"
 
 namespace zen::cli {
 
@@ -34,37 +32,30 @@ struct ComputeFlags {
   unsigned threads = 0;  // 0: the config's, else one per physical core
   std::vector<std::string> devices;
   std::string isq;
+  std::vector<std::string> lora;
+  std::vector<float> lora_scale;
   void add_to(po::options_description& desc) {
     desc.add_options()("threads,t", po::value(&threads),
                        "CPU threads (default: config, else physical cores)")(
         "device", po::value(&devices)->composing(),
         "device to run on, e.g. vulkan:0 or opencl:0 (repeatable, in order of preference; the "
         "CPU takes the ops they refuse)")(
-        "isq", po::value(&isq), "quantize the weights as they load: Q4_K_M, Q4_K, Q8_0...");
+        "isq", po::value(&isq), "quantize the weights as they load: Q4_K_M, Q4_K, Q8_0...")(
+        "lora", po::value(&lora)->composing(), "LoRA adapter: GGUF file or PEFT dir (repeatable)")(
+        "lora-scale", po::value(&lora_scale)->composing(), "scale of each --lora, in order (1)");
   }
   void apply(host::Config& c) const {
     if (threads) c.cpu_threads = threads;
     if (!isq.empty()) c.isq = isq;
+    if (lora_scale.size() > lora.size())
+      throw std::invalid_argument("--lora-scale: more scales than --lora adapters");
+    for (size_t i = 0; i < lora.size(); ++i)
+      c.lora.emplace_back(lora[i], i < lora_scale.size() ? lora_scale[i] : 1.0f);
     host::set_devices_from_cli(c, devices);
   }
 };
 
-// "1,4,16" -> {1, 4, 16}; throws std::invalid_argument naming `flag` for an item that is not
-// an integer in [lo, hi].
-inline std::vector<int> parse_int_list(const std::string& list, const char* flag, int lo, int hi) {
-  std::vector<int> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int v = 0;
-    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || v < lo || v > hi)
-      throw std::invalid_argument(std::string(flag) + ": '" + item + "' is not a number in " +
-                                  std::to_string(lo) + ".." + std::to_string(hi));
-    out.push_back(v);
-  }
-  return out;
-}
+using text::parse_int_list;  // "1,4,16" -> {1, 4, 16} (text/int_list.h)
 
 enum class Output { text, json, help_shown };
 

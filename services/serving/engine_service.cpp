@@ -233,6 +233,12 @@ void EngineService::submit_round(const GenerationRequest& r, std::shared_ptr<Ser
   er.ignore_eos = r.ignore_eos;
   uint64_t engine_id = 0;
   try {
+    er.lora = model->lora_scales(r.lora);
+  } catch (...) {
+    release_own();
+    throw;
+  }
+  try {
     engine_id = model->engine().submit(std::move(er), sink);
   } catch (const engine::QueueFull& e) {
     release_own();

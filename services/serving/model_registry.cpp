@@ -54,6 +54,7 @@ void ModelRegistry::load_all() {
                     spec.id.c_str(), model->architecture().c_str(), model->info().quant.c_str(),
                     model->info().n_ctx, seconds);
       log_(line);
+      for (const std::string& a : model->lora_summary()) log_("model '" + spec.id + "' " + a);
     } else {
       log_("model '" + spec.id + "' failed to load: " + error);
     }

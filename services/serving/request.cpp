@@ -25,6 +25,7 @@ GenerationRequest generation_request(task::GenerateRequest t) {
     if (s.empty()) throw ApiError::invalid("stop", "'stop' strings must not be empty");
   r.stop = std::move(t.stops);
   r.ignore_eos = t.ignore_eos;
+  r.lora = std::move(t.lora);
 
   sampling::Params& s = r.sampling;
   s.temperature = t.temperature;

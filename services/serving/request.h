@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct GenerationRequest {
   int32_t n = 1;
   std::vector<std::string> stop;
   bool ignore_eos = false;
+  std::optional<std::vector<task::GenerateRequest::LoraPick>> lora;  // nullopt: the defaults
 
   // chat
   std::vector<task::Message> messages;

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
+
 #include <zen/task.h>
 
 #include "api_error.h"
@@ -63,6 +65,44 @@ ServedModel::ServedModel(std::string id, const std::string& path,
 
   engine_ = std::make_unique<engine::Engine>(loaded_->context(), options.engine);
   info_.n_ctx = engine_->n_ctx_per_seq();
+}
+
+std::vector<std::string> ServedModel::lora_summary() const {
+  std::vector<std::string> lines;
+  if (!engine_) return lines;
+  const model::ContextParams& p = loaded_->context().params();
+  for (size_t i = 0; i < p.lora.size(); ++i) {
+    char line[512];
+    std::snprintf(line, sizeof line, "LoRA %zu '%s' (%s, %zu matrices, %.1f MiB), default scale %g",
+                  i, p.lora[i]->name.c_str(), p.lora[i]->format.c_str(), p.lora[i]->pairs.size(),
+                  static_cast<double>(p.lora[i]->bytes()) / (1 << 20),
+                  static_cast<double>(p.lora_scale[i]));
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::vector<float> ServedModel::lora_scales(
+    const std::optional<std::vector<task::GenerateRequest::LoraPick>>& picks) const {
+  if (!picks) return {};
+  const lora::Adapters& loaded = loaded_->context().params().lora;
+  std::string names;
+  for (const auto& a : loaded) names += (names.empty() ? "" : ", ") + a->name;
+  std::vector<float> scales(loaded.size(), 0.0f);
+  for (const task::GenerateRequest::LoraPick& p : *picks) {
+    size_t i = 0;
+    while (i < loaded.size() &&
+           (p.id >= 0 ? static_cast<size_t>(p.id) != i : loaded[i]->name != p.name))
+      ++i;
+    if (i == loaded.size())
+      throw ApiError::invalid("lora",
+                              "model '" + id_ + "' has no LoRA adapter " +
+                                  (p.id >= 0 ? std::to_string(p.id) : "'" + p.name + "'") +
+                                  (loaded.empty() ? " (it was started without --lora)"
+                                                  : " (loaded: " + names + ", ids from 0)"));
+    scales[i] = p.scale;
+  }
+  return scales;
 }
 
 const tokenizer::Tokenizer& ServedModel::tokenizer() const {

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <zen/task.hpp>
 #include "chat/tool_format.h"
 #include "config.h"
 #include "engine/engine.h"
@@ -71,6 +73,12 @@ class ServedModel {
   bool template_has_reasoning() const { return template_has_reasoning_; }
   // Ids that end a generation (EOS, end-of-turn, ...), for engine::Request::stop_tokens.
   const std::vector<int32_t>& eog_tokens() const { return eog_; }
+  // The engine's per-adapter scales for a request's "lora" picks (empty: the defaults); throws
+  // ApiError (invalid, param "lora") for an id or name the model has not loaded.
+  // One line per loaded adapter: "LoRA 0 'name' (peft, 42 matrices, 1.2 MiB), default scale 1".
+  std::vector<std::string> lora_summary() const;
+  std::vector<float> lora_scales(
+      const std::optional<std::vector<task::GenerateRequest::LoraPick>>& picks) const;
   // The model's own sampler settings, for the fields a request leaves out.
   const SamplingDefaults& sampling_defaults() const { return sampling_defaults_; }
   // A pipeline's image or speech (model::Pipeline), one request at a time: its events go to

@@ -101,8 +101,12 @@ static_assert(offsetof(zen_engine_api, task_kinds) == 80);       // ABI 1.4
 static_assert(offsetof(zen_engine_api, submit_embed) == 88);     // ABI 1.4
 static_assert(offsetof(zen_engine_api, submit_generate) == 96);  // ABI 1.5
 static_assert(offsetof(zen_engine_api, submit_speech) == 128);   // ABI 1.5
-static_assert(sizeof(zen_generate_request) == 248);
+static_assert(sizeof(zen_generate_request) == 264);
 static_assert(offsetof(zen_generate_request, sampling_given) == 240);  // ABI 1.6
+static_assert(offsetof(zen_generate_request, has_lora) == 244);        // ABI 1.7
+static_assert(offsetof(zen_generate_request, lora) == 248);            // ABI 1.7
+static_assert(offsetof(zen_generate_request, n_lora) == 256);          // ABI 1.7
+static_assert(sizeof(zen_lora_pick) == 32);
 static_assert(offsetof(zen_generate_request, messages) == 40);
 static_assert(offsetof(zen_generate_request, temperature) == 168);
 static_assert(offsetof(zen_generate_request, top_logprobs) == 236);

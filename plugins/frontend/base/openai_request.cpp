@@ -1,6 +1,7 @@
 #include "openai_request.h"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -64,6 +65,38 @@ void read_logit_bias(const Json& bias, task::GenerateRequest& r) {
   for (const auto& [token, b] : by_token) r.logit_bias.push_back(zen_logit_bias{token, b});
 }
 
+// "lora": [{"id": 0, "scale": 0.5}, {"name": "sql", "scale": 1}] (llama-server's form, plus
+// names): exactly these adapters; the served model checks ids and names.
+void read_lora(const Json& lora, task::GenerateRequest& r) {
+  constexpr size_t kMaxPicks = 64;
+  if (!lora.is_array() || lora.size() > kMaxPicks)
+    refuse("lora", "'lora' must be an array of at most 64 {\"id\" or \"name\", \"scale\"}");
+  r.lora.emplace();
+  for (size_t i = 0; i < lora.size(); ++i) {
+    const Json& e = lora[i];
+    const std::string where = at("lora", i);
+    if (!e.is_object()) refuse("lora", "'" + where + "' must be an object");
+    task::GenerateRequest::LoraPick pick;
+    for (const auto& [key, value] : e.items()) {
+      if (key == "id" && value.is_number_integer() && value.get<int64_t>() >= 0 &&
+          value.get<int64_t>() < 4096) {
+        pick.id = value.get<int32_t>();
+      } else if (key == "name" && value.is_string()) {
+        pick.name = value.get<std::string>();
+      } else if (key == "scale" && value.is_number() && std::fabs(value.get<double>()) <= 100) {
+        pick.scale = value.get<float>();
+      } else {
+        refuse("lora", "'" + where + "." + key +
+                           "' is not an id (0..4095), a name or a scale "
+                           "(-100..100)");
+      }
+    }
+    if ((pick.id < 0) == pick.name.empty())
+      refuse("lora", "'" + where + "' needs exactly one of \"id\" and \"name\"");
+    r.lora->push_back(std::move(pick));
+  }
+}
+
 // Fields every generation request shares: model, streaming, sampling, stop, seed, n.
 void read_common(JsonFields& f, OpenAiRequest& out) {
   task::GenerateRequest& r = out.request;
@@ -86,6 +119,7 @@ void read_common(JsonFields& f, OpenAiRequest& out) {
   if (auto v = f.integer("seed", kInt64Min, kInt64Max)) r.seed = static_cast<uint64_t>(*v);
   if (const Json* stop = f.get("stop")) read_stop(*stop, r);
   if (const Json* bias = f.get("logit_bias")) read_logit_bias(*bias, r);
+  if (const Json* lora = f.get("lora")) read_lora(*lora, r);
   // Extensions (llama.cpp / vLLM names).
   if (auto v = f.integer("top_k", -1, std::numeric_limits<int32_t>::max())) {
     r.top_k = static_cast<int32_t>(*v < 0 ? 0 : *v);  // vLLM's -1 means off, as 0 does here

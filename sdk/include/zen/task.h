@@ -127,6 +127,14 @@ typedef enum zen_sampling_field {
   ZEN_SAMPLING_ALL = (1u << 5) - 1
 } zen_sampling_field;
 
+/* One LoRA adapter a request runs with (ABI 1.7): by its index in the served model's adapter
+ * list, or (id < 0) by its name; scale multiplies the adapter's alpha / rank. */
+typedef struct zen_lora_pick {
+  int32_t id;
+  zen_str name;
+  float scale;
+} zen_lora_pick;
+
 /* Sampling has llama.cpp's and OpenAI's meanings (docs/SAMPLING.md); zen_generate_defaults()
  * below fills the neutral values (temperature 1, every filter and penalty off). */
 typedef struct zen_generate_request {
@@ -167,6 +175,12 @@ typedef struct zen_generate_request {
   uint32_t top_logprobs; /* and this many most likely alternatives */
   /* ---- appended in 1.6 ---- */
   uint32_t sampling_given; /* zen_sampling_field bits; absent (an older frontend): all set */
+  /* ---- appended in 1.7 ---- */
+  /* has_lora 1: the request runs with exactly these adapters (none when n_lora is 0), every
+   * other loaded adapter at scale 0; 0 (or an older frontend): the server's default scales. */
+  uint32_t has_lora;
+  const zen_lora_pick* lora;
+  uint32_t n_lora;
 } zen_generate_request;
 
 static inline zen_generate_request zen_generate_defaults(void) {

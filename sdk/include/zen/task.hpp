@@ -104,6 +104,12 @@ struct GenerateRequest {
   bool logprobs = false;
   uint32_t top_logprobs = 0;
   uint32_t sampling_given = ZEN_SAMPLING_ALL;  // zen_sampling_field bits the caller set
+  struct LoraPick {
+    int32_t id = -1;  // index in the served model's adapters, or -1: by name
+    std::string name;
+    float scale = 1.0f;
+  };
+  std::optional<std::vector<LoraPick>> lora;  // nullopt: the server's default scales
 
   // The caller checks r.h (ZEN_HAS_MEMBER(&r, zen_generate_request, top_logprobs)) first.
   static GenerateRequest copy_of(const zen_generate_request& r) {
@@ -160,6 +166,11 @@ struct GenerateRequest {
     g.sampling_given = ZEN_HAS_MEMBER(&r, zen_generate_request, sampling_given)
                            ? r.sampling_given
                            : static_cast<uint32_t>(ZEN_SAMPLING_ALL);
+    if (ZEN_HAS_MEMBER(&r, zen_generate_request, n_lora) && r.has_lora) {
+      g.lora.emplace();
+      for (uint32_t i = 0; r.lora && i < r.n_lora; ++i)
+        g.lora->push_back({r.lora[i].id, copy(r.lora[i].name), r.lora[i].scale});
+    }
     return g;
   }
 };
@@ -224,6 +235,13 @@ class GenerateRequestView {
     c_.logprobs = g.logprobs ? 1 : 0;
     c_.top_logprobs = g.top_logprobs;
     c_.sampling_given = g.sampling_given;
+    if (g.lora) {
+      for (const GenerateRequest::LoraPick& p : *g.lora)
+        lora_.push_back(zen_lora_pick{p.id, view(p.name), p.scale});
+      c_.has_lora = 1;
+      c_.lora = lora_.data();
+      c_.n_lora = static_cast<uint32_t>(lora_.size());
+    }
   }
   GenerateRequestView(const GenerateRequestView&) = delete;
   GenerateRequestView& operator=(const GenerateRequestView&) = delete;
@@ -236,6 +254,7 @@ class GenerateRequestView {
   std::vector<zen_chat_message> messages_;
   std::vector<zen_tool> tools_;
   std::vector<zen_str> stops_;
+  std::vector<zen_lora_pick> lora_;
   zen_generate_request c_;
 };
 

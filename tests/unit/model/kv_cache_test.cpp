@@ -231,6 +231,26 @@ TEST(KvCache, ChainHashingMatchesPrefixesNotLoneBlocks) {
   EXPECT_EQ(kv.attach_prefix(1, b, 12), 4u);
 }
 
+// K/V computed under a LoRA mix (a root) are never attached without it, nor under another
+// mix, even when every hash collides; the same root finds them.
+TEST(KvCache, ChainsOfDifferentRootsNeverMix) {
+  for (bool degenerate : {false, true}) {
+    KvCache kv = small(64);
+    if (degenerate)
+      kv.set_block_hash([](uint64_t, std::span<const int32_t>) -> uint64_t { return 42; });
+    const Ids t = range(100, 8);
+    grow(kv, 0, 8);
+    kv.publish(0, t, /*root=*/7);
+    EXPECT_EQ(kv.attach_prefix(1, t, 8), 0u) << "root 0 after root 7";
+    EXPECT_EQ(kv.attach_prefix(2, t, 8, 9), 0u) << "root 9 after root 7";
+    EXPECT_EQ(kv.attach_prefix(3, t, 8, 7), degenerate ? 4u : 8u) << "root 7 again";
+    grow(kv, 4, 8);
+    kv.publish(4, t);  // the plain model's own copy, beside the adapter's
+    EXPECT_EQ(kv.attach_prefix(5, t, 8), degenerate ? 0u : 8u);
+    if (!degenerate) EXPECT_NE(kv.cell(5, 0), kv.cell(3, 0));
+  }
+}
+
 TEST(KvCache, AHashCollisionIsNeverAHit) {
   KvCache kv = small(64);
   kv.set_block_hash([](uint64_t, std::span<const int32_t>) -> uint64_t { return 42; });
