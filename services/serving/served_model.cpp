@@ -73,7 +73,7 @@ std::vector<std::string> ServedModel::lora_summary() const {
   const model::ContextParams& p = loaded_->context().params();
   for (size_t i = 0; i < p.lora.size(); ++i) {
     char line[512];
-    std::snprintf(line, sizeof line, "LoRA %zu '%s' (%s, %zu matrices, %.1f MiB), default scale %g",
+    std::snprintf(line, sizeof line, "LoRA %zu '%s' (%s, %zu matrices, %.2f MiB), default scale %g",
                   i, p.lora[i]->name.c_str(), p.lora[i]->format.c_str(), p.lora[i]->pairs.size(),
                   static_cast<double>(p.lora[i]->bytes()) / (1 << 20),
                   static_cast<double>(p.lora_scale[i]));
