@@ -24,6 +24,8 @@ LoadedModel::LoadedModel(const PluginRegistry& plugins, const Config& config,
   file_ = model::ModelFile::open(store::resolve(path).string(), archs, isq ? &*isq : nullptr);
   model_ = std::make_unique<model::Model>(file_, archs);
   for (const auto& [lora_path, scale] : config.lora) {
+    if (model_->kind() != ZEN_MODEL_DECODER)
+      throw Error(ZEN_ERR_UNSUPPORTED, path + ": LoRA adapters apply to text models only");
     params.lora.push_back(std::make_shared<const lora::Adapter>(
         lora::load(lora_path, file_->gguf(), model_->hf_map())));
     params.lora_scale.push_back(scale);
