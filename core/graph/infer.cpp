@@ -508,6 +508,7 @@ Inferred infer(zen_op op, std::span<const Tensor* const> srcs, std::span<const i
       out = attention(r);
       break;
     case ZEN_OP_SILU:
+    case ZEN_OP_TANH:
       out = unary(r, 0);
       break;
     case ZEN_OP_GELU:

@@ -20,7 +20,7 @@ constexpr const char* kOpNames[] = {
     "none",     "get_rows",   "matmul",     "matmul_id", "add",     "mul",       "scale",
     "rms_norm", "layer_norm", "group_norm", "rope",      "softmax", "attention", "silu",
     "gelu",     "glu",        "argsort",    "top_k",     "conv1d",  "conv2d",    "conv_transpose1d",
-    "concat",   "cpy",        "view",       "upsample",  "custom",  "set_rows"};
+    "concat",   "cpy",        "view",       "upsample",  "custom",  "set_rows",  "tanh"};
 static_assert(std::size(kOpNames) == ZEN_OP_COUNT, "a name for every op in graph.h");
 
 }  // namespace

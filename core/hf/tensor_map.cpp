@@ -94,11 +94,13 @@ class Mapper {
     add(gguf, type, ne, t->data.data(), t->data.size(), {});
   }
 
-  // Every checkpoint tensor must have found a row.
+  // Every checkpoint tensor must have found a row, but the buffers transformers saves beside
+  // the weights (rope frequencies, BERT's position ids), which the runtime makes itself.
   void check_all_used() const {
     std::vector<std::string> left;
     for (const safetensors::Tensor* t : checkpoint_->tensors())
-      if (!used_.count(t->name) && !t->name.ends_with("rotary_emb.inv_freq"))
+      if (!used_.count(t->name) && !t->name.ends_with("rotary_emb.inv_freq") &&
+          !t->name.ends_with("embeddings.position_ids"))
         left.push_back(t->name);
     if (left.empty()) return;
     throw std::runtime_error(

@@ -1,5 +1,6 @@
 #include "model/encoder.h"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -13,10 +14,22 @@ Encoder::Encoder(const Model& model, std::vector<graph::DeviceRef> devices, Enco
   if (params_.n_batch == 0) throw Error(ZEN_ERR_INVALID_ARG, "encoder: n_batch must be > 0");
 }
 
+uint32_t Encoder::max_tokens() const {
+  return model_.n_ctx_train() ? std::min(model_.n_ctx_train(), params_.n_batch) : params_.n_batch;
+}
+
 std::vector<std::vector<float>> Encoder::encode(std::span<const std::vector<int32_t>> seqs,
-                                                bool normalize) {
-  const uint32_t limit =
-      model_.n_ctx_train() ? std::min(model_.n_ctx_train(), params_.n_batch) : params_.n_batch;
+                                                bool normalize,
+                                                std::span<const std::vector<int32_t>> types) {
+  if (!types.empty() && types.size() != seqs.size())
+    throw Error(ZEN_ERR_INVALID_ARG, "encoder: token types for " + std::to_string(types.size()) +
+                                         " of " + std::to_string(seqs.size()) + " sequences");
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i].size() != seqs[i].size())
+      throw Error(ZEN_ERR_INVALID_ARG, "encoder: sequence " + std::to_string(i) + " has " +
+                                           std::to_string(seqs[i].size()) + " tokens but " +
+                                           std::to_string(types[i].size()) + " token types");
+  const uint32_t limit = max_tokens();
   for (size_t i = 0; i < seqs.size(); ++i)
     if (seqs[i].empty() || seqs[i].size() > limit)
       throw Error(ZEN_ERR_INVALID_ARG,
@@ -29,7 +42,8 @@ std::vector<std::vector<float>> Encoder::encode(std::span<const std::vector<int3
     size_t end = begin, tokens = 0;
     while (end < seqs.size() && tokens + seqs[end].size() <= params_.n_batch)
       tokens += seqs[end++].size();
-    run(seqs.subspan(begin, end - begin), out);
+    run(seqs.subspan(begin, end - begin), types.empty() ? types : types.subspan(begin, end - begin),
+        out);
     begin = end;
   }
   if (normalize)
@@ -43,15 +57,18 @@ std::vector<std::vector<float>> Encoder::encode(std::span<const std::vector<int3
 }
 
 void Encoder::run(std::span<const std::vector<int32_t>> seqs,
+                  std::span<const std::vector<int32_t>> types,
                   std::vector<std::vector<float>>& out) {
   tokens_.clear();
   positions_.clear();
   seq_ids_.clear();
+  types_.clear();
   for (size_t s = 0; s < seqs.size(); ++s)
     for (size_t i = 0; i < seqs[s].size(); ++i) {
       tokens_.push_back(seqs[s][i]);
       positions_.push_back(static_cast<int32_t>(i));
       seq_ids_.push_back(static_cast<int32_t>(s));
+      types_.push_back(types.empty() ? 0 : types[s][i]);
     }
   zen_batch shape{};
   shape.h = ZEN_HDR_INIT(zen_batch);
@@ -89,6 +106,39 @@ void Encoder::plan(const zen_batch& shape) {
   ++plans_;
 }
 
+void Encoder::fill_mask(std::string_view name) {
+  // "kq_mask", "kq_mask.causal", either with ".swa<W>" (zen/arch.h): row q (a query) sees the
+  // keys of its own sequence, only those at or before it when causal, only those fewer than W
+  // positions away with a window.
+  std::string_view rest = name.substr(std::string_view("kq_mask").size());
+  const bool causal = rest.starts_with(".causal");
+  if (causal) rest.remove_prefix(std::string_view(".causal").size());
+  int64_t window = 0;
+  if (rest.starts_with(".swa")) {
+    rest.remove_prefix(4);
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), window);
+    if (ec != std::errc() || window <= 0)
+      rest = "?";
+    else
+      rest = std::string_view(end, rest.data() + rest.size());
+  }
+  if (!rest.empty())
+    throw Error(ZEN_ERR_INVALID_ARG, model_.arch().plugin + ": graph input '" + std::string(name) +
+                                         "' is not a mask the runtime gives an encoder "
+                                         "(kq_mask[.causal][.swa<W>], see zen/arch.h)");
+  const size_t n = tokens_.size();
+  mask_.assign(n * n, -std::numeric_limits<float>::infinity());
+  for (size_t q = 0; q < n; ++q) {
+    const size_t first = q - static_cast<size_t>(positions_[q]);
+    for (size_t k = first; k < n && seq_ids_[k] == seq_ids_[q]; ++k) {
+      const int64_t distance = positions_[q] - positions_[k];
+      if (causal && distance < 0) break;
+      if (window > 0 && (distance >= window || -distance >= window)) continue;
+      mask_[q * n + k] = 0.0f;
+    }
+  }
+}
+
 void Encoder::set_inputs(std::span<const std::vector<int32_t>> seqs) {
   const size_t n = tokens_.size(), n_seqs = seqs.size();
   for (const graph::Tensor& t : sched_.graph().tensors()) {
@@ -100,15 +150,9 @@ void Encoder::set_inputs(std::span<const std::vector<int32_t>> seqs) {
     } else if (name == "positions") {
       put(positions_);
     } else if (name == "token_types") {
-      types_.assign(n, 0);
       put(types_);
-    } else if (name == "kq_mask") {
-      // Row t (a query) sees the keys of its own sequence.
-      mask_.assign(n * n, -std::numeric_limits<float>::infinity());
-      for (size_t q = 0; q < n; ++q)
-        for (size_t k = q - static_cast<size_t>(positions_[q]); k < n && seq_ids_[k] == seq_ids_[q];
-             ++k)
-          mask_[q * n + k] = 0.0f;
+    } else if (name.starts_with("kq_mask")) {
+      fill_mask(name);
       put(mask_);
     } else if (name == "seq_mean") {
       mean_.assign(n * n_seqs, 0.0f);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/device_ref.h"
@@ -29,10 +30,15 @@ class Encoder {
   Encoder(const Model& model, std::vector<graph::DeviceRef> devices, EncoderParams params = {});
 
   // One vector of n_embd() floats per sequence, in order; normalize scales each to L2 norm 1.
-  // Throws for an empty sequence, or one longer than n_batch or the model's context length.
+  // `types` gives each token's segment ("token_types": a cross-encoder's query 0, document 1);
+  // empty: all 0. Throws for an empty sequence, or one longer than n_batch or the model's
+  // context length.
   std::vector<std::vector<float>> encode(std::span<const std::vector<int32_t>> seqs,
-                                         bool normalize = false);
+                                         bool normalize = false,
+                                         std::span<const std::vector<int32_t>> types = {});
   int32_t n_embd() const { return n_embd_; }  // 0 until a graph was planned
+  // The longest sequence encode() takes: n_batch, or the model's context length if shorter.
+  uint32_t max_tokens() const;
   // The tensors params.keep names, from the last graph run.
   const std::vector<KeptTensor>& kept() const { return kept_; }
   uint64_t plans() const { return plans_; }
@@ -41,7 +47,9 @@ class Encoder {
 
  private:
   // Encodes seqs (one graph), appending their vectors to out.
-  void run(std::span<const std::vector<int32_t>> seqs, std::vector<std::vector<float>>& out);
+  void run(std::span<const std::vector<int32_t>> seqs, std::span<const std::vector<int32_t>> types,
+           std::vector<std::vector<float>>& out);
+  void fill_mask(std::string_view name);
   void plan(const zen_batch& shape);
   void set_inputs(std::span<const std::vector<int32_t>> seqs);
 

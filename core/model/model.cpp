@@ -34,6 +34,8 @@ Model::Model(std::shared_ptr<const ModelFile> file, std::span<const ArchPlugin> 
                 file_->path() + ": " + arch_.plugin + ": " + (err[0] ? err : "load failed"));
   if (ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, model_kind))
     kind_ = static_cast<zen_model_kind>(arch_.table->model_kind);
+  if (ZEN_HAS_MEMBER(arch_.table, zen_arch_v1, loaded_kind) && arch_.table->loaded_kind)
+    kind_ = static_cast<zen_model_kind>(arch_.table->loaded_kind(state_));
   const char* abi_gap = nullptr;
   if (kind_ != ZEN_MODEL_DECODER && kind_ != ZEN_MODEL_ENCODER &&
       kind_ != ZEN_MODEL_MEDIA_ENCODER && kind_ != ZEN_MODEL_PIPELINE)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <zen/arch_blocks.hpp>
@@ -117,6 +118,21 @@ struct Attention {
   // output projection). `r` and `mask` let a layer use its own rope base or sliding window.
   zen_t block(zen::Graph& g, zen::BatchInputs& in, uint32_t il, zen_t h, const zen::Rope& r,
               zen_t mask) const {
+    const Qkv a = qkv(g, il, h, in.positions, r);
+    return zen::cached_attention(g, in, il, a.q, a.k, a.v, mask, scale);
+  }
+  // The same without a cache: an embedding or reranking model's pass over whole sequences.
+  zen_t encode_block(zen::Graph& g, zen::EncoderInputs& in, uint32_t il, zen_t h,
+                     const zen::Rope& r, zen_t mask) const {
+    const Qkv a = qkv(g, il, h, in.positions, r);
+    return zen::self_attention(g, a.q, a.k, a.v, mask, scale);
+  }
+
+ private:
+  struct Qkv {
+    zen_t q, k, v;
+  };
+  Qkv qkv(zen::Graph& g, uint32_t il, zen_t h, zen_t positions, const zen::Rope& r) const {
     auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
     zen_t q = g.heads(g.matmul(w("attn_q.weight"), h), head_dim);
     zen_t k = g.heads(g.matmul(w("attn_k.weight"), h), head_dim);
@@ -124,10 +140,41 @@ struct Attention {
     // Each head's norm right before its rope: a device may compute the two in one pass
     // (zen/fusion.hpp norm_mul_rope).
     if (qk_norm) q = g.rms_norm(q, w("attn_q_norm.weight"), eps);
-    q = zen::rope(g, q, in.positions, r);
+    q = zen::rope(g, q, positions, r);
     if (qk_norm) k = g.rms_norm(k, w("attn_k_norm.weight"), eps);
-    k = zen::rope(g, k, in.positions, r);
-    return zen::cached_attention(g, in, il, q, k, v, mask, scale);
+    k = zen::rope(g, k, positions, r);
+    return {q, k, v};
+  }
+};
+
+// What an embedding or reranking decoder (Qwen3-Embedding, Qwen3-Reranker, EmbeddingGemma)
+// puts after its final norm: {arch}.pooling_type pools the hidden states (absent: a text
+// generator); rank is a reranker's cls.output [n_embd, labels] on the pooled row (Qwen3-Reranker:
+// the lm_head rows of "yes" and "no", as llama.cpp's converter writes them).
+struct EmbeddingHead {
+  std::optional<zen::Pooling> pooling;  // nullopt: not an embedding model
+  int64_t n_labels = 0;
+
+  EmbeddingHead(const zen::ModelInfo& m, int64_t n_embd, std::optional<zen::Pooling> fallback) {
+    constexpr uint32_t kAbsent = UINT32_MAX;
+    if (fallback || m.u32("{arch}.pooling_type", kAbsent) != kAbsent)
+      pooling = zen::pooling_type(m, fallback.value_or(zen::Pooling::kLast));
+    if (pooling == zen::Pooling::kRank) {
+      n_labels = m.shape("cls.output.weight")[1];
+      m.expect("cls.output.weight", {n_embd, n_labels});
+    }
+  }
+  zen_model_kind kind() const { return pooling ? ZEN_MODEL_ENCODER : ZEN_MODEL_DECODER; }
+  // The rows a pooling by token reads (last, CLS); -1 for mean, which reads them all.
+  zen_t picked_rows(zen::EncoderInputs& in) const {
+    if (pooling == zen::Pooling::kMean) return -1;
+    return in.edge(pooling != zen::Pooling::kCls);
+  }
+  // x [n_embd, T], or the picked rows [n_embd, S] -> [n_embd or labels, S].
+  zen_t pooled(zen::Graph& g, zen::EncoderInputs& in, zen_t x) const {
+    if (pooling == zen::Pooling::kMean) x = in.pool(x, *pooling);
+    if (pooling == zen::Pooling::kRank) x = g.matmul(g.weight("cls.output.weight"), x);
+    return x;
   }
 };
 
@@ -156,7 +203,7 @@ class Decoder {
  public:
   Decoder(const zen::ModelInfo& m, zen_rope_mode mode, float default_eps, bool qk_norm,
           bool dense_ffn = true)
-      : attn_(m, mode, default_eps), head_(m, attn_.n_embd) {
+      : attn_(m, mode, default_eps), head_(m, attn_.n_embd), embedding_(m, attn_.n_embd, {}) {
     attn_.qk_norm = qk_norm;
     freqs_ = m.optional("rope_freqs.weight", {attn_.rope.n_dims / 2});
     if (dense_ffn) n_ff_ = m.u32("{arch}.feed_forward_length");
@@ -174,8 +221,10 @@ class Decoder {
 
   uint32_t n_layers() const { return attn_.n_layer; }
   zen::CacheRows cache_rows(uint32_t) const { return attn_.cache_rows(); }
+  zen_model_kind kind() const { return embedding_.kind(); }
 
   void build(zen::Graph& g, const zen_batch& b) const {
+    if (embedding_.pooling) return encode(g, b);
     zen::BatchInputs in(g, b);
     zen::Rope rope = attn_.rope;
     if (freqs_) rope.freq_factors = g.weight("rope_freqs.weight");
@@ -196,6 +245,32 @@ class Decoder {
     g.output(head_.logits(g, x, attn_.eps), "logits");
   }
 
+  // An embedding or reranking model's pass: causal attention within each whole sequence, the
+  // final norm, then the pooling head. Pooling by token sends only its rows through the last
+  // layer's output projection and feed-forward.
+  void encode(zen::Graph& g, const zen_batch& b) const {
+    zen::EncoderInputs in(g, b);
+    zen::Rope rope = attn_.rope;
+    if (freqs_) rope.freq_factors = g.weight("rope_freqs.weight");
+    const zen_t mask = in.mask(/*causal=*/true);
+    const zen_t rows = embedding_.picked_rows(in);
+    zen_t x = g.get_rows(g.weight("token_embd.weight"), in.tokens);
+    for (uint32_t il = 0; il < attn_.n_layer; ++il) {
+      auto w = [&](const char* s) { return g.weight(zen::layer_tensor(il, s)); };
+      zen_t h = g.name(g.rms_norm(x, w("attn_norm.weight"), attn_.eps), "attn_norm", il);
+      zen_t a = attn_.encode_block(g, in, il, h, rope, mask);
+      if (il + 1 == attn_.n_layer && rows >= 0) {
+        a = g.get_rows(a, rows);
+        x = g.get_rows(x, rows);
+      }
+      x = g.add(x, g.matmul(w("attn_output.weight"), a));
+      zen_t f = g.name(ffn(g, il, g.rms_norm(x, w("ffn_norm.weight"), attn_.eps)), "ffn_out", il);
+      x = g.name(g.add(x, f), "l_out", il);
+    }
+    x = g.rms_norm(x, g.weight("output_norm.weight"), attn_.eps);
+    g.output(embedding_.pooled(g, in, x), "embeddings");
+  }
+
  protected:
   // Feed-forward of layer il on the normed hidden state h [n_embd, T].
   virtual zen_t ffn(zen::Graph& g, uint32_t il, zen_t h) const {
@@ -205,6 +280,7 @@ class Decoder {
 
   Attention attn_;
   OutputHead head_;
+  EmbeddingHead embedding_;
   int64_t n_ff_ = 0;
   bool freqs_ = false;
 };

@@ -137,7 +137,14 @@ zen_status submit_embed(zen_engine* e, const zen_embed_request* req, zen_embed_c
           throw ApiError::invalid("input", "the embedding request is incomplete");
         EmbedRequest r;
         r.model = req->model ? req->model : "";
-        r.normalize = req->normalize != 0;
+        r.normalize = req->normalize == 0   ? EmbedRequest::Normalize::kNo
+                      : req->normalize == 2 ? EmbedRequest::Normalize::kAsModel
+                                            : EmbedRequest::Normalize::kYes;
+        if (ZEN_HAS_MEMBER(req, zen_embed_request, truncate)) {
+          r.dimensions = req->dimensions;
+          r.prompt_name = task::copy(req->prompt_name);
+          r.truncate = req->truncate != 0;
+        }
         for (uint32_t i = 0; i < req->n_inputs; ++i) {
           const zen_embed_input& in = req->inputs[i];
           EmbedRequest::Input& out = r.inputs.emplace_back();
@@ -237,12 +244,41 @@ zen_status refuse_typed(zen_engine* e, const char* model, const char* task, Cb&&
   return err.status();
 }
 
+void answer_rerank(zen_rerank_cb cb, void* user, const Reranked* r, const ApiError* err) {
+  if (r) {
+    zen_rerank_result out{};
+    out.h = ZEN_HDR_INIT(zen_rerank_result);
+    out.scores = r->scores.data();
+    out.n_scores = static_cast<uint32_t>(r->scores.size());
+    out.prompt_tokens = r->prompt_tokens;
+    cb(user, &out, nullptr);
+    return;
+  }
+  const task::TaskError te = err->task_error();
+  const zen_task_error c = te.c_view();
+  cb(user, nullptr, &c);
+}
+
 zen_status submit_rerank(zen_engine* e, const zen_rerank_request* req, zen_rerank_cb cb, void* user,
                          uint64_t* out_id) {
   if (!cb) return ZEN_ERR_INVALID_ARG;
   if (out_id) *out_id = 0;
-  return refuse_typed(e, req ? req->model : nullptr, "rerank",
-                      [&](const zen_task_error* err) { cb(user, nullptr, err); });
+  return submit_typed(
+      [&](const ApiError& err) { answer_rerank(cb, user, nullptr, &err); },
+      [&] {
+        if (!e || !req) throw ApiError::invalid("", "no engine or no request");
+        if (req->n_documents && !req->documents)
+          throw ApiError::invalid("documents", "the rerank request is incomplete");
+        RerankRequest r;
+        r.model = req->model ? req->model : "";
+        r.query = task::copy(req->query);
+        for (uint32_t i = 0; i < req->n_documents; ++i)
+          r.documents.push_back(task::copy(req->documents[i]));
+        r.truncate = ZEN_HAS_MEMBER(req, zen_rerank_request, truncate) && req->truncate != 0;
+        service(e).rerank(std::move(r), [cb, user](const Reranked* res, const ApiError* err) {
+          answer_rerank(cb, user, res, err);
+        });
+      });
 }
 
 // A pipeline request's strings, owned while it waits and runs.

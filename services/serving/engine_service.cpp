@@ -64,7 +64,8 @@ EngineService::~EngineService() {
       if (entry.stop) *entry.stop = true;  // a running pipeline stops at its next step
   }
   pipelines_.stop();
-  prep_.stop();  // what was queued is prepared and submitted (or refused) first
+  encoders_.stop();  // queued embed and rerank requests are answered first
+  prep_.stop();      // what was queued is prepared and submitted (or refused) first
   std::vector<std::shared_ptr<ToolLoop>> loops;
   {
     std::lock_guard lock(mu_);
@@ -126,24 +127,17 @@ uint64_t EngineService::submit(task::GenerateRequest request, EmitFn emit) {
 }
 
 void EngineService::embed(EmbedRequest request, EmbedDone done) {
-  answer_on_prep<Embeddings>([this, r = std::move(request)] { return embed_now(r); },
-                             std::move(done));
+  answer_on<Embeddings>(
+      encoders_,
+      [this, r = std::move(request)] { return models_.find(r.model)->embedder().embed(r); },
+      std::move(done));
 }
 
-Embeddings EngineService::embed_now(const EmbedRequest& r) const {
-  const std::shared_ptr<ServedModel> model = models_.find(r.model);
-  if (r.inputs.empty()) throw ApiError::invalid("input", "'input' has no items to embed");
-  std::vector<std::vector<int32_t>> seqs;
-  Embeddings out;
-  for (size_t i = 0; i < r.inputs.size(); ++i) {
-    const EmbedRequest::Input& in = r.inputs[i];
-    seqs.push_back(in.is_text ? model->tokenizer().encode(in.text, true, false) : in.tokens);
-    if (seqs.back().empty())
-      throw ApiError::invalid("input", "input " + std::to_string(i) + " has no tokens");
-    out.prompt_tokens += seqs.back().size();
-  }
-  out.vectors = model->embed(seqs, r.normalize);
-  return out;
+void EngineService::rerank(RerankRequest request, RerankDone done) {
+  answer_on<Reranked>(
+      encoders_,
+      [this, r = std::move(request)] { return models_.find(r.model)->embedder().rerank(r); },
+      std::move(done));
 }
 
 uint64_t EngineService::run_pipeline(const std::string& model, PipelineWork work,
@@ -309,8 +303,8 @@ void EngineService::release(uint64_t id) {
 }
 
 void EngineService::tokenize(TokenizeRequest request, TokenizeDone done) {
-  answer_on_prep<Tokenized>([this, r = std::move(request)] { return tokenize_now(r); },
-                            std::move(done));
+  answer_on<Tokenized>(
+      prep_, [this, r = std::move(request)] { return tokenize_now(r); }, std::move(done));
 }
 
 Tokenized EngineService::tokenize_now(const TokenizeRequest& r) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "api_error.h"
+#include "embedder.h"
 #include "model_registry.h"
 #include "request_sink.h"
 #include "task_pool.h"
@@ -29,23 +30,9 @@ namespace zen::serving {
 
 class ToolLoop;
 
-// An embedding request (the engine API's zen_embed_request, copied).
-struct EmbedRequest {
-  struct Input {
-    bool is_text = false;
-    std::string text;
-    std::vector<int32_t> tokens;
-  };
-  std::string model;
-  std::vector<Input> inputs;
-  bool normalize = false;
-};
-struct Embeddings {
-  std::vector<std::vector<float>> vectors;  // one per input, in order
-  uint64_t prompt_tokens = 0;
-};
-// Gets the vectors or the error (the other null), once, from a preparation thread.
+// Gets the vectors (scores) or the error (the other null), once, from an encoder thread.
 using EmbedDone = std::function<void(const Embeddings*, const ApiError*)>;
+using RerankDone = std::function<void(const Reranked*, const ApiError*)>;
 
 // Text to token ids, or (detokenize) token ids to text.
 struct TokenizeRequest {
@@ -82,6 +69,8 @@ class EngineService {
   // Queues an embedding request: texts are tokenized and the model runs on a preparation
   // thread, as prompts are. Throws ApiError (and `done` is not called) only when stopping.
   void embed(EmbedRequest request, EmbedDone done);
+  // Queues a rerank request: one relevance score per document.
+  void rerank(RerankRequest request, RerankDone done);
   // Queues a tokenize or detokenize request the same way: text can be megabytes, so it is
   // worked on there like a prompt.
   void tokenize(TokenizeRequest request, TokenizeDone done);
@@ -110,11 +99,11 @@ class EngineService {
   void prepare(uint64_t id, task::GenerateRequest typed, EmitFn emit,
                std::chrono::steady_clock::time_point received);
   Tokenized tokenize_now(const TokenizeRequest& r) const;
-  Embeddings embed_now(const EmbedRequest& r) const;
-  // Runs `work` on a preparation thread and hands its result, or the error it threw, to
-  // `done` once. Throws ApiError (and `done` is not called) when the service is stopping.
+  // Runs `work` on a thread of `pool` and hands its result, or the error it threw, to `done`
+  // once. Throws ApiError (and `done` is not called) when the service is stopping.
   template <class Result, class Work>
-  void answer_on_prep(Work work, std::function<void(const Result*, const ApiError*)> done) {
+  void answer_on(TaskPool& pool, Work work,
+                 std::function<void(const Result*, const ApiError*)> done) {
     auto task = [work = std::move(work), done = std::move(done)] {
       try {
         const Result out = work();
@@ -126,7 +115,7 @@ class EngineService {
         done(nullptr, &internal);
       }
     };
-    if (!prep_.post(std::move(task)))
+    if (!pool.post(std::move(task)))
       throw ApiError::unavailable("the server is shutting down", "shutting_down");
   }
   // One engine request for `r` under `id`. own_entry: a request of its own, whose entry goes
@@ -145,6 +134,9 @@ class EngineService {
   WorkerThreads tool_threads_;  // the tool loops' MCP calls
   TaskPool prep_{2};            // prepare(): chat template, tokenizer (also tokenize, embed)
   TaskPool pipelines_{1};       // image and speech requests, one at a time
+  // Embed and rerank requests: most wait while one runs the encoder for all of them
+  // (Embedder), so more of them than cores.
+  TaskPool encoders_{16};
 };
 
 }  // namespace zen::serving

@@ -40,14 +40,15 @@ ServedModel::ServedModel(std::string id, const std::string& path,
     return;
   }
   if (loaded_->model().kind() == ZEN_MODEL_ENCODER) {
-    encoder_ = &loaded_->encoder();
-    info_.n_ctx = loaded_->model().n_ctx_train();
+    info_.n_ctx = loaded_->encoder().max_tokens();
     try {  // token ids still work without one
       tokenizer_ =
           std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
     } catch (const std::exception& e) {
       tokenizer_error_ = e.what();
     }
+    embedder_ = std::make_unique<Embedder>(id_, loaded_->encoder(), tokenizer_.get(),
+                                           read_embedding_profile(file.gguf(), info_.architecture));
     return;
   }
   tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_gguf(file.gguf()));
@@ -114,14 +115,15 @@ const tokenizer::Tokenizer& ServedModel::tokenizer() const {
 
 uint32_t ServedModel::task_kinds() const {
   if (pipeline_) return pipeline_->tasks();
-  return encoder_ ? ZEN_TASK_EMBED : ZEN_TASK_GENERATE;
+  return embedder_ ? embedder_->task_kinds() : static_cast<uint32_t>(ZEN_TASK_GENERATE);
 }
 
 void ServedModel::check_generates() const {
   if (is_encoder())
-    throw ApiError::invalid("model", "model '" + id_ +
-                                         "' is an embedding model: it answers /v1/embeddings, "
-                                         "not generation");
+    throw ApiError::invalid(
+        "model", "model '" + id_ + "' is an embedding model: it answers " +
+                     (embedder_->profile().reranker() ? "/v1/rerank" : "/v1/embeddings") +
+                     ", not generation");
   if (pipeline_)
     throw ApiError::invalid("model",
                             "model '" + id_ + "' is an image or speech model, not a text model");
@@ -169,18 +171,11 @@ const engine::Engine& ServedModel::engine() const {
   return const_cast<ServedModel*>(this)->engine();
 }
 
-std::vector<std::vector<float>> ServedModel::embed(const std::vector<std::vector<int32_t>>& seqs,
-                                                   bool normalize) {
-  if (!encoder_)
+Embedder& ServedModel::embedder() {
+  if (!embedder_)
     throw ApiError::invalid(
         "model", "model '" + id_ + "' is a text generation model: it makes no embeddings");
-  std::lock_guard lock(encoder_mu_);
-  try {
-    return encoder_->encode(seqs, normalize);
-  } catch (const Error& e) {
-    if (e.status == ZEN_ERR_INVALID_ARG) throw ApiError::invalid("input", e.message);
-    throw;
-  }
+  return *embedder_;
 }
 
 ServedModel::~ServedModel() {

@@ -16,6 +16,7 @@
 #include <zen/task.hpp>
 #include "chat/tool_format.h"
 #include "config.h"
+#include "embedder.h"
 #include "engine/engine.h"
 #include "loaded_model.h"
 #include "model/pipeline.h"
@@ -55,13 +56,11 @@ class ServedModel {
   const tokenizer::Tokenizer& tokenizer() const;
   // The zen_task_kind bits it serves (zen/task.h).
   uint32_t task_kinds() const;
-  bool is_encoder() const { return encoder_ != nullptr; }
+  bool is_encoder() const { return embedder_ != nullptr; }
   // A text model (with an engine), not an encoder or a pipeline.
   bool generates() const { return engine_ != nullptr; }
-  // An encoder's pooled vectors of token sequences, in order (one caller at a time inside).
-  // Throws ApiError 400 for a sequence the model cannot take, or for a decoder.
-  std::vector<std::vector<float>> embed(const std::vector<std::vector<int32_t>>& seqs,
-                                        bool normalize);
+  // An encoder's embed and rerank tasks; throws ApiError 400 for a text generator.
+  Embedder& embedder();
   const std::string& architecture() const { return info_.architecture; }
   // The chat template's source, and the template parsed; throws ApiError 500 when the model's
   // template cannot be parsed (the model still serves completions).
@@ -105,9 +104,8 @@ class ServedModel {
   chat::ToolFormat tool_format_ = chat::ToolFormat::kNone;
   bool template_has_reasoning_ = false;
   std::vector<int32_t> eog_;
-  std::string tokenizer_error_;  // why an encoder has no tokenizer
-  std::mutex encoder_mu_;
-  model::Encoder* encoder_ = nullptr;  // an encoder's (owned by loaded_)
+  std::string tokenizer_error_;         // why an encoder has no tokenizer
+  std::unique_ptr<Embedder> embedder_;  // an encoder's
   std::mutex pipeline_mu_;
   std::unique_ptr<model::Pipeline> pipeline_;  // a pipeline's
   std::unique_ptr<engine::Engine> engine_;     // declared last: destroyed first

@@ -82,8 +82,9 @@ static_assert(offsetof(zen_batch, n_seqs) == 64);     // ABI 1.4
 static_assert(offsetof(zen_batch, n_given) == 68);    // ABI 1.5
 static_assert(offsetof(zen_batch, media_ne) == 72);   // ABI 1.5
 static_assert(offsetof(zen_batch, stage) == 88);      // ABI 1.5
-static_assert(sizeof(zen_arch_v1) == 96);
-static_assert(offsetof(zen_arch_v1, hf) == 88);  // ABI 1.6
+static_assert(sizeof(zen_arch_v1) == 104);
+static_assert(offsetof(zen_arch_v1, hf) == 88);           // ABI 1.6
+static_assert(offsetof(zen_arch_v1, loaded_kind) == 96);  // ABI 1.8
 static_assert(sizeof(zen_hf_key) == 32);
 static_assert(sizeof(zen_hf_tensor) == 24);
 static_assert(sizeof(zen_hf_map) == 40);
@@ -120,8 +121,13 @@ static_assert(sizeof(zen_logprob_entry) == 40);
 static_assert(sizeof(zen_tool_call_delta) == 56);
 static_assert(sizeof(zen_tokenize_request) == 64);
 static_assert(sizeof(zen_tokenize_result) == 48);
-static_assert(sizeof(zen_embed_request) == 32);
+static_assert(sizeof(zen_embed_request) == 64);
 static_assert(offsetof(zen_embed_request, normalize) == 28);
+static_assert(offsetof(zen_embed_request, dimensions) == 32);   // ABI 1.8
+static_assert(offsetof(zen_embed_request, prompt_name) == 40);  // ABI 1.8
+static_assert(offsetof(zen_embed_request, truncate) == 56);     // ABI 1.8
+static_assert(sizeof(zen_rerank_request) == 48);
+static_assert(offsetof(zen_rerank_request, truncate) == 44);  // ABI 1.8
 static_assert(sizeof(zen_embed_result) == 32);
 static_assert(sizeof(zen_embed_input) == 32);
 static_assert(sizeof(zen_task_error) == 48);

@@ -1,7 +1,8 @@
-// scale (x * s + bias) and silu (x / (1 + e^-x)) against double references.
+// scale (x * s + bias), silu (x / (1 + e^-x)) and tanh against double references.
 //
 // Tolerance: scale is one fma/mul-add per element (<= 1 ulp, |y| <= 6): atol 1e-6 + rtol 1e-6;
-// silu uses a few-ulp exp and a division on |x| <= 10: atol 1e-6 + rtol 1e-5.
+// silu uses a few-ulp exp and a division on |x| <= 10: atol 1e-6 + rtol 1e-5; tanh is a
+// few-ulp library or shader function: the same.
 #include <cmath>
 
 #include "rows_util.h"
@@ -26,9 +27,12 @@ class Unary : public OpTest {
     }
     auto out = run(std::move(g), {{"x", in}}, "y");
     std::vector<double> want(v.size());
-    for (size_t i = 0; i < v.size(); ++i)
-      want[i] =
-          op == ZEN_OP_SCALE ? double(v[i]) * s + bias : v[i] / (1.0 + std::exp(-double(v[i])));
+    for (size_t i = 0; i < v.size(); ++i) {
+      const double x = v[i];
+      want[i] = op == ZEN_OP_SCALE  ? x * s + bias
+                : op == ZEN_OP_TANH ? std::tanh(x)
+                                    : x / (1.0 + std::exp(-x));
+    }
     expect_close(out, want, 1e-6, op == ZEN_OP_SCALE ? 1e-6 : 1e-5,
                  std::string(graph::op_name(op)) + " " + layout_name(layout));
   }
@@ -73,6 +77,8 @@ TEST_P(Unary, SiluOdd) { check(ZEN_OP_SILU, {37, 5, 3, 1}, Layout::packed); }
 TEST_P(Unary, SiluManyRows) { check(ZEN_OP_SILU, {1024, 96, 1, 1}, Layout::packed); }
 TEST_P(Unary, SiluTransposed) { check(ZEN_OP_SILU, {15, 8, 1, 1}, Layout::transposed); }
 TEST_P(Unary, SiluPadded) { check(ZEN_OP_SILU, {50, 3, 2, 1}, Layout::padded); }
+TEST_P(Unary, TanhOdd) { check(ZEN_OP_TANH, {37, 5, 3, 1}, Layout::packed); }
+TEST_P(Unary, TanhTransposed) { check(ZEN_OP_TANH, {15, 8, 1, 1}, Layout::transposed); }
 
 ZEN_OP_TEST(Unary);
 

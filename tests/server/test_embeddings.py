@@ -82,7 +82,8 @@ def test_models_say_what_they_serve(server):
     ({"model": "bert"}, 400, "input", "'input' is required"),
     ({"model": "bert", "input": []}, 400, "input", "not empty"),
     ({"model": "bert", "input": [[1, 2], "text"]}, 400, "input", "not mixed"),
-    ({"model": "bert", "input": [[1] * 65]}, 400, "input", "fit the model's context"),
+    ({"model": "bert", "input": [[1] * 65]}, 400, "input",
+     "input 0 has 65 tokens; model 'bert' takes at most 64"),
     ({"model": "bert", "input": [[1, 2]], "encoding_format": "hex"}, 400, "encoding_format",
      "\"float\" or \"base64\""),
 ])

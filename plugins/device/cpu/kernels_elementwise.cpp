@@ -78,6 +78,15 @@ void silu(const KernelArgs& k, int ith, int nth) {
       [](float* y, const float* x, int64_t n) { vec::silu(y, x, nullptr, n); });
 }
 
+template <class T>
+void tanh_rows(const KernelArgs& k, int ith, int nth) {
+  map_rows<T>(
+      k, ith, nth, [](float x) { return std::tanh(x); },
+      [](float* y, const float* x, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+      });
+}
+
 constexpr uint32_t F32 = ZEN_TYPE_F32;
 constexpr KernelEntry kBinary[] = {
     {ZEN_OP_ADD, F32, F32, F32, binary<Add>},
@@ -90,6 +99,7 @@ constexpr KernelEntry kUnary[] = {
     {ZEN_OP_SILU, F32, F32, kNoSrc, silu<float>},
     {ZEN_OP_SILU, ZEN_TYPE_F16, ZEN_TYPE_F16, kNoSrc, silu<f16_t>},
     {ZEN_OP_SILU, ZEN_TYPE_BF16, ZEN_TYPE_BF16, kNoSrc, silu<bf16_t>},
+    {ZEN_OP_TANH, F32, F32, kNoSrc, tanh_rows<float>},
 };
 
 }  // namespace

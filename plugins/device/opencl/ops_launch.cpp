@@ -343,9 +343,14 @@ void enqueue_node(const LaunchContext& c, const zen_graph& g, int32_t node) {
       return;
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
+    case ZEN_OP_TANH:
     case ZEN_OP_GELU: {
-      // U_SCALE 0, U_SILU 1, U_GELU_TANH 2, U_GELU_ERF 3 (kernels/20_elementwise.cl)
-      const int op = t.op == ZEN_OP_SCALE ? 0 : t.op == ZEN_OP_SILU ? 1 : t.params[0] == 0 ? 2 : 3;
+      // U_SCALE 0, U_SILU 1, U_GELU_TANH 2, U_GELU_ERF 3, U_TANH 4 (kernels/20_elementwise.cl)
+      const int op = t.op == ZEN_OP_SCALE  ? 0
+                     : t.op == ZEN_OP_SILU ? 1
+                     : t.op == ZEN_OP_TANH ? 4
+                     : t.params[0] == 0    ? 2
+                                           : 3;
       const bool sc = t.op == ZEN_OP_SCALE;
       Launch(c, "k_unary")
           .tensor(&t)

@@ -67,6 +67,7 @@ bool supported(const zen_graph& g, const zen_tensor& t) {
       return d == F32 && a == F32 && b == F32;
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
+    case ZEN_OP_TANH:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
     case ZEN_OP_LAYER_NORM:

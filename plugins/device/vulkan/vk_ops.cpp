@@ -221,6 +221,7 @@ bool supports_node(const VulkanDevice& dev, const zen_graph& g, const zen_tensor
       [[fallthrough]];
     case ZEN_OP_SCALE:
     case ZEN_OP_SILU:
+    case ZEN_OP_TANH:
     case ZEN_OP_GELU:
     case ZEN_OP_RMS_NORM:
     case ZEN_OP_LAYER_NORM:
@@ -782,6 +783,8 @@ void record_node(VulkanDevice& dev, const zen_graph& g, int32_t node) {
       return rec_unary(dev, t, *s0, 1, 0, 0);
     case ZEN_OP_GELU:
       return rec_unary(dev, t, *s0, t.params[0] == 0 ? 2 : 3, 0, 0);
+    case ZEN_OP_TANH:
+      return rec_unary(dev, t, *s0, 4, 0, 0);
     case ZEN_OP_RMS_NORM:
       return rec_norm(dev, t, *s0, 0);
     case ZEN_OP_LAYER_NORM:

@@ -54,6 +54,13 @@ zen_status EngineApi::submit_embed(const zen_embed_request& request, zen_embed_c
   return api_->submit_embed(engine_, &request, cb, user, id);
 }
 
+zen_status EngineApi::submit_rerank(const zen_rerank_request& request, zen_rerank_cb cb, void* user,
+                                    uint64_t* id) const {
+  if (!has_tasks() || !ZEN_HAS_MEMBER(api_, zen_engine_api, submit_rerank) || !api_->submit_rerank)
+    return ZEN_ERR_UNSUPPORTED;
+  return api_->submit_rerank(engine_, &request, cb, user, id);
+}
+
 zen_status EngineApi::submit_generate(const zen_generate_request& request, zen_generate_cb cb,
                                       void* user, uint64_t* id) const {
   if (!has_generate()) return ZEN_ERR_UNSUPPORTED;

@@ -32,6 +32,8 @@ class EngineApi {
   // The zen_task_kind bits a model serves (0: unknown model, or a host without tasks).
   uint32_t task_kinds(const std::string& model) const;
   // Each returns ZEN_ERR_UNSUPPORTED, without calling cb, when the host lacks the task.
+  zen_status submit_rerank(const zen_rerank_request& request, zen_rerank_cb cb, void* user,
+                           uint64_t* id) const;
   zen_status submit_embed(const zen_embed_request& request, zen_embed_cb cb, void* user,
                           uint64_t* id) const;
   zen_status submit_generate(const zen_generate_request& request, zen_generate_cb cb, void* user,

@@ -109,4 +109,15 @@ Submitted submit_embed_counted(const http::EngineApi& api, const zen_embed_reque
   return s;
 }
 
+Submitted submit_rerank_counted(const http::EngineApi& api, const zen_rerank_request& request,
+                                std::shared_ptr<Inflight> inflight, RerankHandler on_answer) {
+  Submitted s;
+  if (!api.has_tasks()) return Submitted{false, ZEN_ERR_UNSUPPORTED, 0};
+  inflight->add();
+  s.status =
+      api.submit_rerank(request, route_answer<zen_rerank_result>,
+                        new AnswerRoute<zen_rerank_result>{inflight, std::move(on_answer)}, &s.id);
+  return s;
+}
+
 }  // namespace zen::frontend

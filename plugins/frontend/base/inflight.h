@@ -66,4 +66,8 @@ using EmbedHandler = std::function<void(const zen_embed_result*, const zen_task_
 Submitted submit_embed_counted(const http::EngineApi& api, const zen_embed_request& request,
                                std::shared_ptr<Inflight> inflight, EmbedHandler on_answer);
 
+using RerankHandler = std::function<void(const zen_rerank_result*, const zen_task_error*)>;
+Submitted submit_rerank_counted(const http::EngineApi& api, const zen_rerank_request& request,
+                                std::shared_ptr<Inflight> inflight, RerankHandler on_answer);
+
 }  // namespace zen::frontend

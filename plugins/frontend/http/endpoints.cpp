@@ -46,6 +46,7 @@ json model_list(const EngineApi& api) {
     json caps = json::array();
     if (kinds & ZEN_TASK_GENERATE) caps.insert(caps.end(), {"completion", "chat"});
     if (kinds & ZEN_TASK_EMBED) caps.push_back("embeddings");
+    if (kinds & ZEN_TASK_RERANK) caps.push_back("rerank");
     m["capabilities"] = std::move(caps);
   }
   return list;

@@ -11,10 +11,15 @@ struct Fixed {
   Endpoint endpoint;
 };
 
-constexpr std::array<Fixed, 9> kFixed = {{
+constexpr std::array<Fixed, 13> kFixed = {{
     {"/v1/chat/completions", "POST", Endpoint::kChatCompletions},
     {"/v1/completions", "POST", Endpoint::kCompletions},
     {"/v1/embeddings", "POST", Endpoint::kEmbeddings},
+    // The Cohere/Jina shape, at the paths llama-server and vLLM serve it.
+    {"/v1/rerank", "POST", Endpoint::kRerank},
+    {"/rerank", "POST", Endpoint::kRerank},
+    {"/v1/reranking", "POST", Endpoint::kRerank},
+    {"/reranking", "POST", Endpoint::kRerank},
     {"/v1/models", "GET", Endpoint::kModels},
     {"/tokenize", "POST", Endpoint::kTokenize},
     {"/detokenize", "POST", Endpoint::kDetokenize},
@@ -97,7 +102,8 @@ bool needs_key(Endpoint e) { return e != Endpoint::kHealth && e != Endpoint::kRe
 
 bool takes_body(Endpoint e) {
   return e == Endpoint::kChatCompletions || e == Endpoint::kCompletions ||
-         e == Endpoint::kEmbeddings || e == Endpoint::kTokenize || e == Endpoint::kDetokenize;
+         e == Endpoint::kEmbeddings || e == Endpoint::kRerank || e == Endpoint::kTokenize ||
+         e == Endpoint::kDetokenize;
 }
 
 }  // namespace zen::http

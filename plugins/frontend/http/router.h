@@ -11,6 +11,7 @@ enum class Endpoint {
   kChatCompletions,
   kCompletions,
   kEmbeddings,
+  kRerank,
   kModels,
   kModel,  // /v1/models/{id}
   kTokenize,

@@ -4,6 +4,8 @@
 #include "embeddings.h"
 #include "endpoints.h"
 #include "request_body.h"
+#include "request_id.h"
+#include "rerank.h"
 
 namespace zen::http {
 
@@ -122,6 +124,8 @@ void Session::on_request(const Request& request) {
           return start_generation(Api::kCompletion, object);
         case Endpoint::kEmbeddings:
           return start_embeddings(object);
+        case Endpoint::kRerank:
+          return start_rerank(object);
         case Endpoint::kTokenize:
           return start_tokenize(object, /*detokenize=*/false);
         default:
@@ -200,6 +204,25 @@ void Session::start_embeddings(const frontend::Json& body) {
   submitted(frontend::submit_embed_counted(shared_->api, typed.request, shared_->inflight,
                                            std::move(deliver)),
             "this engine has no embeddings (it predates typed tasks)");
+}
+
+void Session::start_rerank(const frontend::Json& body) {
+  auto parsed = parse_rerank_body(body);
+  if (auto* reply = std::get_if<Reply>(&parsed)) return respond(std::move(*reply));
+  auto request = std::make_shared<const RerankBody>(std::get<RerankBody>(std::move(parsed)));
+  const RerankBody::Typed typed = request->typed();  // the host copies what it needs
+  std::weak_ptr<Session> self = std::static_pointer_cast<Session>(shared_from_this());
+  answer_pending_ = true;
+  auto deliver = [self, ex = executor(), serial = ++serial_, inflight = shared_->inflight, request,
+                  id = frontend::new_request_id("rerank-")](const zen_rerank_result* r,
+                                                            const zen_task_error* e) {
+    inflight->post(ex, [self, serial, reply = rerank_reply(*request, id, r, e)]() mutable {
+      if (auto s = self.lock()) s->on_engine_answer(serial, std::move(reply));
+    });
+  };
+  submitted(frontend::submit_rerank_counted(shared_->api, typed.request, shared_->inflight,
+                                            std::move(deliver)),
+            "this engine has no reranking (it predates typed tasks)");
 }
 
 void Session::on_engine_event(uint64_t serial, const task::GenerateEvent& event, bool last) {

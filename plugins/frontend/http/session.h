@@ -61,6 +61,7 @@ class Session : public frontend::Connection, private ResponseSink {
   void start_generation(Api api, const frontend::Json& body);
   void start_tokenize(const frontend::Json& body, bool detokenize);
   void start_embeddings(const frontend::Json& body);
+  void start_rerank(const frontend::Json& body);
   // After a submit: keeps the id to cancel with, or answers a host without the task (501).
   void submitted(const frontend::Submitted& sent, const char* missing);
 

@@ -127,7 +127,7 @@ Json Protocol::dispatch(const Request& r, const std::shared_ptr<Channel>& channe
                      "2026-07-28 request carrying its protocol version in _meta)");
   }
   if (r.method == "tools/list") {
-    Json result = {{"tools", tool_definitions()}};
+    Json result = {{"tools", tool_definitions(served_kinds())}};
     return r.modern ? modern_result(std::move(result), true) : result;
   }
   return call_tool(r, channel, started);
@@ -199,6 +199,19 @@ Json Protocol::call_tool(const Request& r, const std::shared_ptr<Channel>& chann
   started = call;
   call->start(*work);
   return nullptr;
+}
+
+uint32_t Protocol::served_kinds() const {
+  uint32_t kinds = 0;
+  try {
+    const Json models = Json::parse(api_.list_models(), nullptr, false);
+    if (models.is_object() && models.contains("data") && models["data"].is_array())
+      for (const Json& m : models["data"])
+        if (m.is_object() && m.contains("id") && m["id"].is_string())
+          kinds |= api_.task_kinds(m["id"].get<std::string>());
+  } catch (const zen::http::EngineUnavailable&) {
+  }
+  return kinds;
 }
 
 Json Protocol::list_models() const {

@@ -53,6 +53,8 @@ class Protocol {
   Json discover(const Request& r) const;
   Json call_tool(const Request& r, const std::shared_ptr<Channel>& channel,
                  std::shared_ptr<ToolCall>& started);
+  // The zen_task_kind bits the served models answer, together (which tools to list).
+  uint32_t served_kinds() const;
   Json list_models() const;
   void on_notification(const std::string& method, const Json& params);
 

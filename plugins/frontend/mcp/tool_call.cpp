@@ -25,10 +25,26 @@ frontend::Submitted ToolCall::submit(const EngineTask& t) {
     return frontend::submit_generate_counted(
         api_, *generate, pending_,
         [call](task::GenerateEvent ev, bool last) { call->on_event(ev, last); });
+  if (const auto* embed = std::get_if<http::EmbedBody>(&t))
+    return frontend::submit_embed_counted(
+        api_, embed->typed().request, pending_,
+        [call](const zen_embed_result* r, const zen_task_error* e) {
+          call->on_answer(r ? std::optional<Json>(embed_result(*r)) : std::nullopt, e);
+        });
+  if (const auto* rerank = std::get_if<http::RerankBody>(&t)) {
+    auto body = std::make_shared<const http::RerankBody>(*rerank);  // the results name documents
+    return frontend::submit_rerank_counted(
+        api_, rerank->typed().request, pending_,
+        [call, body](const zen_rerank_result* r, const zen_task_error* e) {
+          call->on_answer(r ? std::optional<Json>(rerank_result(*body, *r)) : std::nullopt, e);
+        });
+  }
   const auto& tokenize = std::get<frontend::TokenizeBody>(t);
   return frontend::submit_tokenize_counted(
       api_, tokenize.typed(), pending_,
-      [call](const zen_tokenize_result* r, const zen_task_error* e) { call->on_tokenized(r, e); });
+      [call](const zen_tokenize_result* r, const zen_task_error* e) {
+        call->on_answer(r ? std::optional<Json>(tokenize_result(*r)) : std::nullopt, e);
+      });
 }
 
 void ToolCall::start(const EngineTask& t) {
@@ -96,8 +112,8 @@ void ToolCall::on_delta(const task::GenerateEvent& ev) {
            {"message", std::to_string(deltas_) + (deltas_ == 1 ? " token" : " tokens")}}));
 }
 
-void ToolCall::on_tokenized(const zen_tokenize_result* r, const zen_task_error* e) {
-  if (r) return answer(tokenize_result(*r));
+void ToolCall::on_answer(std::optional<Json> result, const zen_task_error* e) {
+  if (result) return answer(std::move(*result));
   const task::TaskError error = e ? task::TaskError::copy_of(*e) : task::TaskError{};
   fail(message_of(&error, "the engine failed without a message"));
 }

@@ -1,5 +1,5 @@
-// One chat, complete or tokenize tools/call in flight: submits the typed engine task, gathers
-// its events into the tool result (tokenize: its one result), sends progress notifications
+// One tools/call in flight: submits the typed engine task, gathers its events into the tool
+// result (tokenize, embed, rerank: their one result), sends progress notifications
 // while a generation runs (when the caller asked for them with a progressToken), and can be
 // abandoned (notifications/cancelled, a client that went away), which cancels the engine
 // request and suppresses the answer.
@@ -44,7 +44,8 @@ class ToolCall : public std::enable_shared_from_this<ToolCall> {
   frontend::Submitted submit(const EngineTask& task);
   void on_event(const task::GenerateEvent& ev, bool last);
   void on_delta(const task::GenerateEvent& ev);
-  void on_tokenized(const zen_tokenize_result* result, const zen_task_error* error);
+  // A one-answer task's tool result, or (nullopt) its error.
+  void on_answer(std::optional<Json> result, const zen_task_error* error);
   void finish(const task::GenerateEvent& done);
   void fail(const std::string& message);
   void answer(Json result);  // once, unless cancelled

@@ -129,21 +129,123 @@ Json tokenize_tool() {
       {"annotations", read_only()}};
 }
 
+Json model_property() {
+  return Json{{"type", "string"}, {"description", "model id (see list_models); optional with one"}};
+}
+
+Json embed_tool() {
+  return Json{
+      {"name", "embed"},
+      {"title", "Embed texts"},
+      {"description",
+       "Embedding vectors of texts from an embedding model served by this Zen Engine (unit "
+       "length unless the model says otherwise), for similarity search."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"input",
+           {{"type", Json::array({"string", "array"})},
+            {"items", {{"type", "string"}}},
+            {"description", "a text or texts"}}},
+          {"model", model_property()},
+          {"dimensions",
+           {{"type", "integer"}, {"minimum", 1}, {"description", "a Matryoshka width"}}},
+          {"input_type",
+           {{"type", "string"}, {"description", "the model's prompt: \"query\", \"document\""}}},
+          {"truncate", {{"type", "boolean"}, {"description", "cut texts that are too long"}}}}},
+        {"required", {"input"}},
+        {"additionalProperties", false}}},
+      {"outputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"embeddings",
+           {{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "number"}}}}}}},
+          {"dimensions", {{"type", "integer"}}},
+          {"usage", {{"type", "object"}}}}},
+        {"required", {"embeddings", "dimensions", "usage"}}}},
+      {"annotations", read_only()}};
+}
+
+Json rerank_tool() {
+  return Json{
+      {"name", "rerank"},
+      {"title", "Rerank documents"},
+      {"description",
+       "Score documents by relevance to a query with a reranker served by this Zen Engine; the "
+       "most relevant first."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"query", {{"type", "string"}}},
+          {"documents", {{"type", "array"}, {"minItems", 1}, {"items", {{"type", "string"}}}}},
+          {"top_n", {{"type", "integer"}, {"minimum", 1}}},
+          {"model", model_property()},
+          {"truncate", {{"type", "boolean"}, {"description", "cut documents that are too long"}}}}},
+        {"required", {"query", "documents"}},
+        {"additionalProperties", false}}},
+      {"outputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"results",
+           {{"type", "array"},
+            {"items",
+             {{"type", "object"},
+              {"properties",
+               {{"index", {{"type", "integer"}}}, {"relevance_score", {{"type", "number"}}}}},
+              {"required", {"index", "relevance_score"}}}}}},
+          {"usage", {{"type", "object"}}}}},
+        {"required", {"results", "usage"}}}},
+      {"annotations", read_only()}};
+}
+
 const Json& definitions() {
-  static const Json tools =
-      Json::array({chat_tool(), complete_tool(), list_models_tool(), tokenize_tool()});
+  // In Tool's order.
+  static const Json tools = Json::array({chat_tool(), complete_tool(), list_models_tool(),
+                                         tokenize_tool(), embed_tool(), rerank_tool()});
   return tools;
+}
+
+// The tool result of structured content: the same JSON as its text too, for clients that read
+// only text (the MCP spec's advice).
+Json structured(Json content) {
+  return Json{{"content", Json::array({{{"type", "text"}, {"text", dump(content)}}})},
+              {"structuredContent", std::move(content)},
+              {"isError", false}};
+}
+
+// A 400 the shared parser answers, as the tool error it is here.
+[[noreturn]] void refuse(const http::Reply& reply) {
+  const Json body = Json::parse(reply.body, nullptr, false);
+  std::string message = "invalid arguments", param;
+  if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+    message = body["error"].value("message", message);
+    if (body["error"].contains("param") && body["error"]["param"].is_string())
+      param = body["error"]["param"].get<std::string>();
+  }
+  throw frontend::RequestRefused(param, message);
 }
 
 }  // namespace
 
-Json tool_definitions() { return definitions(); }
+Json tool_definitions(uint32_t kinds) {
+  Json tools = Json::array();
+  for (size_t i = 0; i < definitions().size(); ++i) {
+    const Tool t = static_cast<Tool>(i);
+    if ((t == Tool::kEmbed && !(kinds & ZEN_TASK_EMBED)) ||
+        (t == Tool::kRerank && !(kinds & ZEN_TASK_RERANK)))
+      continue;
+    tools.push_back(definitions()[i]);
+  }
+  return tools;
+}
 
 std::optional<Tool> find_tool(std::string_view name) {
   if (name == "chat") return Tool::kChat;
   if (name == "complete") return Tool::kComplete;
   if (name == "list_models") return Tool::kListModels;
   if (name == "tokenize") return Tool::kTokenize;
+  if (name == "embed") return Tool::kEmbed;
+  if (name == "rerank") return Tool::kRerank;
   return std::nullopt;
 }
 
@@ -159,6 +261,16 @@ EngineTask engine_task(Tool tool, const Json& arguments) {
     body.model = arguments.value("model", std::string());
     return body;
   }
+  if (tool == Tool::kEmbed) {
+    auto parsed = http::parse_embed_body(arguments);
+    if (auto* reply = std::get_if<http::Reply>(&parsed)) refuse(*reply);
+    return std::get<http::EmbedBody>(std::move(parsed));
+  }
+  if (tool == Tool::kRerank) {
+    auto parsed = http::parse_rerank_body(arguments);
+    if (auto* reply = std::get_if<http::Reply>(&parsed)) refuse(*reply);
+    return std::get<http::RerankBody>(std::move(parsed));
+  }
   const frontend::Api api = tool == Tool::kChat ? frontend::Api::kChat : frontend::Api::kCompletion;
   return frontend::parse_openai_request(api, frontend::Json(arguments)).request;
 }
@@ -170,6 +282,22 @@ Json tokenize_result(const zen_tokenize_result& r) {
   return Json{{"content", Json::array({{{"type", "text"}, {"text", dump(tokens)}}})},
               {"structuredContent", {{"tokens", std::move(tokens)}, {"count", count}}},
               {"isError", false}};
+}
+
+Json embed_result(const zen_embed_result& r) {
+  Json vectors = Json::array();
+  for (uint32_t i = 0; i < r.n_vectors; ++i) {
+    const float* v = r.vectors + static_cast<size_t>(i) * r.n_embd;
+    vectors.push_back(std::vector<float>(v, v + r.n_embd));
+  }
+  return structured({{"embeddings", std::move(vectors)},
+                     {"dimensions", r.n_embd},
+                     {"usage", {{"prompt_tokens", r.prompt_tokens}}}});
+}
+
+Json rerank_result(const http::RerankBody& body, const zen_rerank_result& r) {
+  return structured({{"results", http::rerank_results(body, r)},
+                     {"usage", {{"prompt_tokens", r.prompt_tokens}}}});
 }
 
 }  // namespace zen::mcp_server

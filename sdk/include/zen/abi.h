@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define ZEN_ABI_MAJOR 1
-#define ZEN_ABI_MINOR 7
+#define ZEN_ABI_MINOR 8
 
 /* ---- export macros --------------------------------------------------------------------- */
 #if defined(_WIN32)

@@ -79,14 +79,21 @@ typedef struct zen_model_api {
  * holds whole sequences: n_seqs of them, numbered 0 .. n_seqs - 1, each one's tokens together
  * and at positions 0, 1, ... Its graph reads (S = n_seqs):
  *   "tokens", "positions"  as above
- *   "token_types" I32 [T]    segment ids (0 for every token of a single text)
+ *   "token_types" I32 [T]    segment ids (0 for every token of a single text; a cross-encoder's
+ *                            query 0, its document 1)
  *   "kq_mask"   F32 [T, T]   0 where tokens t and j belong to one sequence, -inf elsewhere
+ *   "kq_mask.causal" F32 [T, T]  the same, also hiding keys after the query (ABI 1.8: a decoder
+ *                            run as an embedding model, such as Qwen3-Embedding)
+ *   "kq_mask.swa<W>", "kq_mask.causal.swa<W>"  either, also hiding keys W or more positions
+ *                            away (on both sides without causal: EmbeddingGemma's sliding layers)
  *   "seq_mean"  F32 [T, S]   1 / length of s where token t belongs to sequence s, else 0: mean
  *                            pooling is a matmul of the hidden states by it
  *   "seq_first", "seq_last" I32 [S]  each sequence's first and last token (CLS and last-token
  *                            pooling are get_rows of them)
  * and marks one output, "embeddings" F32 [n_embd, S]: one pooled vector per sequence, not
- * normalized (the runtime normalizes when the caller asks).
+ * normalized (the runtime normalizes when the caller asks), or for a reranker ({arch}.pooling_type
+ * 4, rank) its classifier's logits [labels, S]. A plugin whose kind depends on the file (a qwen3
+ * GGUF with a pooling type is an embedding model) says so through loaded_kind (ABI 1.8).
  *
  * A media encoder (ZEN_MODEL_MEDIA_ENCODER, ABI 1.5: an image or audio tower with its
  * projector) keeps no cache and reads one input,
@@ -252,6 +259,10 @@ typedef struct zen_arch_v1 {
   zen_status (*run)(zen_arch_model* am, const zen_pipeline_call* call, char* err, size_t err_len);
   /* ---- appended in 1.6 ---- */
   const zen_hf_map* hf; /* how a Hugging Face directory maps onto its names; NULL: none */
+  /* ---- appended in 1.8 ---- */
+  /* The kind of this loaded model when it depends on the file (a qwen3 GGUF with
+   * {arch}.pooling_type is an embedding or reranking encoder); NULL: model_kind. */
+  uint32_t (*loaded_kind)(const zen_arch_model* am);
 } zen_arch_v1;
 
 #ifdef __cplusplus

@@ -247,6 +247,14 @@ struct ArchTable {
     else
       return 0;
   }
+  // A model whose kind depends on its file has `zen_model_kind kind() const`.
+  static constexpr bool kHasLoadedKind = requires(const Impl& m) { m.kind(); };
+  static uint32_t loaded_kind(const zen_arch_model* am) {
+    if constexpr (kHasLoadedKind)
+      return static_cast<uint32_t>(reinterpret_cast<const Impl*>(am)->kind());
+    else
+      return kind();
+  }
   static constexpr const zen_hf_map* hf() {
     if constexpr (requires { Impl::kHf; })
       return &Impl::kHf;
@@ -266,7 +274,8 @@ struct ArchTable {
                        kind(),
                        tasks(),
                        kHasRun ? run : nullptr,
-                       hf()};
+                       hf(),
+                       kHasLoadedKind ? loaded_kind : nullptr};
   }
 };
 

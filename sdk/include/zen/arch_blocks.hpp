@@ -87,6 +87,69 @@ inline zen_t cached_attention(Graph& g, BatchInputs& in, uint32_t il, zen_t q, z
   return g.reshape(out, {dv * qd[1], t});
 }
 
+// ---- encoders (zen_model_kind ZEN_MODEL_ENCODER): whole sequences, no cache ----------------
+
+// How an embedding model pools its last hidden states: {arch}.pooling_type, numbered as
+// llama.cpp numbers it. Rank is a reranker's classifier head (the plugin's own).
+enum class Pooling : uint32_t { kNone = 0, kMean = 1, kCls = 2, kLast = 3, kRank = 4 };
+
+inline Pooling pooling_type(const ModelInfo& m, Pooling fallback) {
+  const uint32_t p = m.u32("{arch}.pooling_type", static_cast<uint32_t>(fallback));
+  if (p < 1 || p > 4)
+    throw Error(ZEN_ERR_UNSUPPORTED,
+                "pooling type " + std::to_string(p) +
+                    (p == 0 ? " (none: one vector per token) is not served"
+                            : " is unknown (1 mean, 2 CLS, 3 last token, 4 rank)"));
+  return static_cast<Pooling>(p);
+}
+
+// The inputs the runtime fills for an encoder batch (zen/arch.h), made on first use.
+class EncoderInputs {
+ public:
+  EncoderInputs(Graph& g, const zen_batch& b) : g_(g), t_(b.n_tokens), s_(b.n_seqs) {
+    tokens = g.input("tokens", ZEN_TYPE_I32, {t_});
+    positions = g.input("positions", ZEN_TYPE_I32, {t_});
+  }
+  zen_t token_types() { return g_.input("token_types", ZEN_TYPE_I32, {t_}); }
+  // F32 [T, T]: 0 where query t may see key j of its own sequence, -inf elsewhere. Every key
+  // of the sequence; with causal, keys at or before t; with window W > 0, keys fewer than W
+  // positions away (before, or either side when not causal: EmbeddingGemma's sliding layers).
+  zen_t mask(bool causal, uint32_t window = 0) {
+    std::string name = causal ? "kq_mask.causal" : "kq_mask";
+    if (window) name += ".swa" + std::to_string(window);
+    auto it = masks_.find(name);
+    if (it != masks_.end()) return it->second;
+    return masks_[name] = g_.input(name.c_str(), ZEN_TYPE_F32, {t_, t_});
+  }
+  // Hidden states x [D, T] pooled to one column per sequence [D, S] (not rank).
+  zen_t pool(zen_t x, Pooling p) {
+    if (p == Pooling::kMean) {
+      // [D, T] -> packed [T, D], times the runtime's [T, S] weights of 1 / length.
+      const zen_t xt = g_.cpy(g_.permute(x, {1, 0, 2, 3}), ZEN_TYPE_F32);
+      return g_.matmul(xt, g_.input("seq_mean", ZEN_TYPE_F32, {t_, s_}));
+    }
+    return g_.get_rows(x, edge(p == Pooling::kLast));
+  }
+  // I32 [S]: each sequence's first token (CLS) or last one.
+  zen_t edge(bool last) { return g_.input(last ? "seq_last" : "seq_first", ZEN_TYPE_I32, {s_}); }
+
+  zen_t tokens, positions;
+
+ private:
+  Graph& g_;
+  int64_t t_, s_;
+  std::map<std::string, zen_t> masks_;
+};
+
+// Attention within the batch, no cache: q [D, Hq, T], k [D, Hkv, T], v [Dv, Hkv, T] with a
+// [T, T] mask -> [Dv * Hq, T].
+inline zen_t self_attention(Graph& g, zen_t q, zen_t k, zen_t v, zen_t mask, float scale) {
+  const Graph::Dims qd = g.shape(q), vd = g.shape(v);
+  auto heads_outer = [&](zen_t x) { return g.permute(x, {0, 2, 1, 3}); };  // [D, T, H]
+  zen_t out = g.attention(heads_outer(q), heads_outer(k), heads_outer(v), mask, scale);
+  return g.reshape(out, {vd[0] * qd[1], qd[2]});
+}
+
 struct Rope {
   int n_dims = 0;  // leading elements of each head rotated
   zen_rope_mode mode = ZEN_ROPE_NORMAL;

@@ -53,7 +53,8 @@ typedef enum zen_op {
    * distinct row ids [N]: row n of src1 is written (converted) into row src2[n] of src0. The
    * result aliases src0: take views of the result, not of src0, so readers run after it. */
   ZEN_OP_SET_ROWS = 26,
-  ZEN_OP_COUNT /* one past the last op this header knows; grows */
+  ZEN_OP_TANH = 27, /* ABI 1.8: a classifier head's pooler (BERT cross-encoders) */
+  ZEN_OP_COUNT      /* one past the last op this header knows; grows */
 } zen_op;
 
 typedef enum zen_tensor_flags {

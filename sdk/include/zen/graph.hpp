@@ -67,6 +67,7 @@ class Graph {
   // rms_norm(x) * weight, the usual pre-norm.
   zen_t rms_norm(zen_t x, zen_t weight, float eps) { return mul(rms_norm(x, eps), weight); }
   zen_t silu(zen_t x) { return op(ZEN_OP_SILU, {x}); }
+  zen_t tanh(zen_t x) { return op(ZEN_OP_TANH, {x}); }
   zen_t softmax(zen_t x, float scale = 1.0f) { return op(ZEN_OP_SOFTMAX, {x}, {param_f32(scale)}); }
   zen_t softmax(zen_t x, zen_t mask, float scale) {
     return op(ZEN_OP_SOFTMAX, {x, mask}, {param_f32(scale)});

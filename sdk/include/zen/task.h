@@ -305,7 +305,14 @@ typedef struct zen_embed_request {
   const char* model; /* a served model's id */
   const zen_embed_input* inputs;
   uint32_t n_inputs;
-  uint32_t normalize; /* 1: every vector scaled to L2 norm 1 */
+  uint32_t normalize; /* 1: every vector scaled to L2 norm 1; 0: as pooled; 2 (ABI 1.8): as the
+                         model's file says ({arch}.embedding.normalize, default 1) */
+  /* ---- appended in 1.8 ---- */
+  uint32_t dimensions; /* 0: the model's width; else a Matryoshka width the model was trained to
+                          be truncated to (the vector is cut, then normalized) */
+  zen_str prompt_name; /* empty: the model's default prompt; else one of its prompts ("query",
+                          "document"): its text is put before each text input */
+  uint32_t truncate;   /* 1: keep the head of an input longer than the model takes; 0: refuse */
 } zen_embed_request;
 
 typedef struct zen_embed_result {
@@ -329,11 +336,15 @@ typedef struct zen_rerank_request {
   zen_str query;
   const zen_str* documents;
   uint32_t n_documents;
+  /* ---- appended in 1.8 ---- */
+  uint32_t truncate; /* 1: cut a document that does not fit with the query; 0: refuse */
 } zen_rerank_request;
 
 typedef struct zen_rerank_result {
   zen_hdr h;
-  const float* scores; /* one per document, in the request's order (higher: more relevant) */
+  /* one per document, in the request's order: the relevance in [0, 1] (a cross-encoder's
+   * logistic, a yes/no reranker's P(yes)) */
+  const float* scores;
   uint32_t n_scores;
   uint64_t prompt_tokens;
 } zen_rerank_result;

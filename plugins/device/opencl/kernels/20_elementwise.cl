@@ -14,6 +14,7 @@ kernel void k_binary(TENSOR(d), TENSOR(a), TENSOR(b), int op) {
 #define U_SILU 1
 #define U_GELU_TANH 2
 #define U_GELU_ERF 3
+#define U_TANH 4
 
 inline float act(int op, float x, float p0, float p1) {
   switch (op) {
@@ -25,6 +26,8 @@ inline float act(int op, float x, float p0, float p1) {
       // 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)): no cancellation where tanh(u) is near -1
       // (a 1-ulp tanh error there would be all of the result).
       return x / (1.0f + exp(-1.5957691216057308f * (x + 0.044715f * x * x * x)));
+    case U_TANH:
+      return tanh(x);
     default:
       return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
   }

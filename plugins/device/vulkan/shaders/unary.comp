@@ -7,7 +7,7 @@
 layout(local_size_x = 256) in;
 
 layout(push_constant) uniform PC {
-  uint off_a, off_d, op;  // op: 0 scale, 1 silu, 2 gelu-tanh, 3 gelu-erf
+  uint off_a, off_d, op;  // op: 0 scale, 1 silu, 2 gelu-tanh, 3 gelu-erf, 4 tanh
   float s, bias;
   uint ne0, ne1, ne2, ne3;
   uint anb0, anb1, anb2, anb3;
@@ -26,6 +26,7 @@ void main() {
     case 0u: y = x * pc.s + pc.bias; break;
     case 1u: y = silu(x); break;
     case 2u: y = gelu_tanh(x); break;
+    case 4u: y = tanh(x); break;
     default: y = gelu_erf(x); break;
   }
   wrf_1(pc.type, pc.off_d + i0 * pc.dnb0 + i1 * pc.dnb1 + i2 * pc.dnb2 + i3 * pc.dnb3, y);

@@ -56,7 +56,10 @@ EmbedBody::Typed EmbedBody::typed() const {
   t.request.model = model.c_str();
   t.request.inputs = t.inputs.data();
   t.request.n_inputs = static_cast<uint32_t>(t.inputs.size());
-  t.request.normalize = 1;
+  t.request.normalize = 2;  // as the model's file says (unit length unless it says otherwise)
+  t.request.dimensions = dimensions;
+  t.request.prompt_name = task::view(prompt_name);
+  t.request.truncate = truncate ? 1 : 0;
   return t;
 }
 
@@ -89,6 +92,28 @@ std::variant<EmbedBody, Reply> parse_embed_body(const Json& body) {
     return bad_input(
         "'input' must be a string, an array of strings, an array of token ids or "
         "an array of such arrays, and not empty");
+  }
+  if (body.contains("dimensions")) {
+    const Json& d = body["dimensions"];
+    if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > 1 << 20)
+      return error_reply(400, "'dimensions' must be a positive integer", "invalid_request_error",
+                         "dimensions");
+    b.dimensions = static_cast<uint32_t>(d.get<int64_t>());
+  }
+  // The prompt a text is put in: "input_type" as Cohere, Voyage and NVIDIA name it, or
+  // sentence-transformers' "prompt_name".
+  for (const char* key : {"input_type", "prompt_name"}) {
+    if (!body.contains(key)) continue;
+    if (!body[key].is_string())
+      return error_reply(400, std::string("'") + key + "' must be a string",
+                         "invalid_request_error", key);
+    b.prompt_name = body[key].get<std::string>();
+  }
+  if (body.contains("truncate")) {
+    if (!body["truncate"].is_boolean())
+      return error_reply(400, "'truncate' must be true or false", "invalid_request_error",
+                         "truncate");
+    b.truncate = body["truncate"].get<bool>();
   }
   if (body.contains("encoding_format")) {
     const Json& f = body["encoding_format"];

@@ -1,11 +1,14 @@
 // POST /v1/embeddings in OpenAI's shape, over the engine's typed embed task (zen/task.h): the
 // body is read here into a zen_embed_request, and the vectors come back as {"object": "list",
 // "data": [{"object": "embedding", "index", "embedding"}], "model", "usage"}. Vectors are
-// scaled to unit length, as OpenAI's and llama-server's are; "encoding_format": "base64" sends
-// each as the base64 of its little-endian float32 bytes.
+// scaled to unit length, as OpenAI's and llama-server's are, unless the model's file says it
+// publishes them unscaled; "encoding_format": "base64" sends each as the base64 of its
+// little-endian float32 bytes. Beyond OpenAI's "dimensions" (a Matryoshka width): "input_type"
+// (or "prompt_name") picks one of the model's prompts, "truncate" cuts over-long inputs.
 #pragma once
 
 #include <zen/task.h>
+#include <zen/task.hpp>
 
 #include <cstdint>
 #include <string>
@@ -22,6 +25,9 @@ struct EmbedBody {
   std::vector<std::string> texts;                 // input as text, or
   std::vector<std::vector<int32_t>> token_lists;  // input as token ids
   bool base64 = false;
+  uint32_t dimensions = 0;  // 0: the model's width
+  std::string prompt_name;  // "input_type" / "prompt_name": one of the model's prompts
+  bool truncate = false;
 
   // The typed request; it points into this body, which must outlive it.
   struct Typed {
