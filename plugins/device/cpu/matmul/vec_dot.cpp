@@ -324,21 +324,48 @@ inline __m256i dot_s8s8(__m256i x, __m256i y) {
 }
 inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 
+// Two accumulators per output, as dot4_f32_avx2 keeps for each of its 4 columns: a column's
+// sum is the same bits whichever of the two computes it (so a sequence's logits do not depend
+// on the batch it shares).
 float dot_f32_avx2(int64_t k, const void* w, const void* a) {
   const float *x = static_cast<const float*>(w), *y = static_cast<const float*>(a);
-  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0;
   int64_t i = 0;
-  for (; i + 32 <= k; i += 32) {
+  for (; i + 16 <= k; i += 16) {
     s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
     s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), s1);
-    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), s2);
-    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), s3);
   }
   for (; i + 8 <= k; i += 8)
     s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), s0);
-  float s = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  float s = hsum(_mm256_add_ps(s0, s1));
   for (; i < k; ++i) s += x[i] * y[i];
   return s;
+}
+// Four activation columns against one weight row: the row is loaded once for the four (the
+// single dot loads it per column), 8 independent FMA chains.
+void dot4_f32_avx2(int64_t k, const void* w, const void* const* a, float* out) {
+  const float* x = static_cast<const float*>(w);
+  const float* y[4];
+  for (int c = 0; c < 4; ++c) y[c] = static_cast<const float*>(a[c]);
+  __m256 s0[4], s1[4];
+  for (int c = 0; c < 4; ++c) s0[c] = s1[c] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+    for (int c = 0; c < 4; ++c) {
+      s0[c] = _mm256_fmadd_ps(v0, _mm256_loadu_ps(y[c] + i), s0[c]);
+      s1[c] = _mm256_fmadd_ps(v1, _mm256_loadu_ps(y[c] + i + 8), s1[c]);
+    }
+  }
+  for (; i + 8 <= k; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    for (int c = 0; c < 4; ++c) s0[c] = _mm256_fmadd_ps(v, _mm256_loadu_ps(y[c] + i), s0[c]);
+  }
+  for (int c = 0; c < 4; ++c) {
+    float t = hsum(_mm256_add_ps(s0[c], s1[c]));
+    for (int64_t j = i; j < k; ++j) t += x[j] * y[c][j];
+    out[c] = t;
+  }
 }
 inline __m256 load_f16x8(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -1086,7 +1113,7 @@ float dot_q4_0_neon(int64_t k, const void* w, const void* a) {
 #endif
 
 #if defined(ZEN_MM_AVX2)
-constexpr WeightType kF32{1, 4, Act::F32, dot_f32_avx2, nullptr};
+constexpr WeightType kF32{1, 4, Act::F32, dot_f32_avx2, dot4_f32_avx2};
 constexpr WeightType kF16{1, 2, Act::F32, dot_half_avx2<false>, dot4_half_avx2<false>};
 constexpr WeightType kBF16{1, 2, Act::F32, dot_half_avx2<true>, dot4_half_avx2<true>};
 constexpr WeightType kQ4_0{
